@@ -42,6 +42,10 @@ extern "C" {
     #[wasm_bindgen(thread_local_v2, js_namespace = Reflect, js_name = get)]
     static REFLECT_GET: Function;
 
+    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = get)]
+    fn get_js(o: &JsValue, key: &JsValue) -> Caught<Option<JsValue>>;
+    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = get)]
+    fn get_index_js(o: &JsValue, i: u32) -> Caught<Option<JsValue>>;
     #[wasm_bindgen(catch, js_namespace = Reflect, js_name = construct)]
     fn construct_js(ctor: &JsValue, args: &Array) -> Caught<Option<Object>>;
     #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
@@ -110,9 +114,15 @@ pub(crate) fn get(o: &JsValue, key: &JsValue) -> Caught<JsValue> {
     one(&GETTER, &Array::of2(o, key))
 }
 
-/// `Reflect.get(o, i)`.
-pub(crate) fn get_index(o: &JsValue, i: u32) -> Caught<JsValue> {
-    get(o, &JsValue::from(i))
+/// [`get`] where `null` and `undefined` mean the same (no object, no `toJSON`): `None` for
+/// both. Without [`get`]'s wrapping array: the object API reads each tool's fields this way.
+pub(crate) fn get_some(o: &JsValue, key: &JsValue) -> Caught<Option<JsValue>> {
+    get_js(o, key)
+}
+
+/// `Reflect.get(o, i)`, `null` and `undefined` alike ([`get_some`]).
+pub(crate) fn get_index_some(o: &JsValue, i: u32) -> Caught<Option<JsValue>> {
+    get_index_js(o, i)
 }
 
 /// `Reflect.construct(ctor, args)` (`new URL(text)` throws on text that is no URL).

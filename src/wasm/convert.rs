@@ -115,15 +115,16 @@ pub(crate) fn tools_text(tools: &JsValue) -> Result<(String, Vec<Error>), Error>
 /// it throws.
 fn tool_array(tools: &JsValue) -> Option<js_sys::Array> {
     use crate::wasm::interop::{array_from, is_array};
-    let get = |v: &JsValue, key: &str| caught::get(v, &JsValue::from_str(key)).ok();
-    let plain = |v: JsValue| (v.is_object() && get(&v, "toJSON").is_some_and(|t| t.is_undefined())).then_some(v);
+    // `null` and `undefined` alike: no field, no `toJSON` (JSON.stringify calls a function only).
+    let get = |v: &JsValue, key: &str| caught::get_some(v, &JsValue::from_str(key));
+    let plain = |v: JsValue| (v.is_object() && matches!(get(&v, "toJSON"), Ok(None))).then_some(v);
     let top = plain(tools.clone())?;
     let list = if is_array(&top) {
         top
     } else {
-        match get(&top, "tools").filter(is_array) {
+        match get(&top, "tools").ok().flatten().filter(is_array) {
             Some(t) => plain(t)?,
-            None => plain(get(&plain(get(&top, "result")?)?, "tools").filter(is_array)?)?,
+            None => plain(get(&plain(get(&top, "result").ok()??)?, "tools").ok()?.filter(is_array)?)?,
         }
     };
     array_from(&list).ok()
@@ -163,10 +164,12 @@ fn convert_objects(
 fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_out: &[core::LeftOut]) -> Option<()> {
     use crate::wasm::interop::is_array;
     use js_sys::Reflect;
-    let get = |v: &JsValue, key: &str| caught::get(v, &JsValue::from_str(key)).ok().filter(JsValue::is_object);
+    // Read with `null` and `undefined` alike (`caught::get_some`): objects are looked for, and a
+    // `toJSON` that is neither is what JSON.stringify would call.
+    let get = |v: &JsValue, key: &str| caught::get_some(v, &JsValue::from_str(key)).ok().flatten().filter(JsValue::is_object);
     // An input object as its JSON says it is: without a `toJSON` that would have written
     // something else.
-    let as_written = |v: JsValue| caught::get(&v, &JsValue::from_str("toJSON")).ok().filter(JsValue::is_undefined).map(|_| v);
+    let as_written = |v: JsValue| matches!(caught::get_some(&v, &JsValue::from_str("toJSON")), Ok(None)).then_some(v);
     // The shapes `fast::prepare` reads: an array, `{tools}`, `{result: {tools}}`.
     let input = if is_array(tools) {
         as_written(tools.clone())?
@@ -183,18 +186,18 @@ fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_ou
     let (schema_key, value_key) = (JsValue::from_str("inputSchema"), JsValue::from_str("value"));
     let input_schema = |tool: &JsValue| {
         let d = crate::wasm::interop::own_descriptor(tool, &schema_key).ok()?;
-        let value = caught::get(&d, &value_key).ok().filter(JsValue::is_object)?;
-        (caught::get(tool, &schema_key).ok()? == value).then_some(value)
+        let value = caught::get_some(&d, &value_key).ok().flatten().filter(JsValue::is_object)?;
+        (caught::get_some(tool, &schema_key).ok().flatten()? == value).then_some(value)
     };
     let decls = match provider {
-        Provider::Gemini | Provider::Vertex => get(&caught::get_index(list, 0).ok()?, "functionDeclarations")?,
+        Provider::Gemini | Provider::Vertex => get(&caught::get_index_some(list, 0).ok().flatten()?, "functionDeclarations")?,
         _ => list.clone(),
     };
     let mut places = Vec::with_capacity(left_out.len());
     for l in left_out {
-        let tool = as_written(caught::get_index(&input, l.tool as u32).ok()?)?;
+        let tool = as_written(caught::get_index_some(&input, l.tool as u32).ok().flatten()?)?;
         let schema = as_written(input_schema(&tool).filter(|s| !is_array(s))?)?;
-        let decl = caught::get_index(&decls, l.position as u32).ok()?;
+        let decl = caught::get_index_some(&decls, l.position as u32).ok().flatten()?;
         let (holder, key) = match provider {
             Provider::OpenAi => (get(&decl, "function")?, "parameters"),
             Provider::OpenAiResponses => (decl, "parameters"),
