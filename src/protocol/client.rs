@@ -553,13 +553,10 @@ impl Drop for HandshakeSession<'_> {
 /// A client request in flight, as the server requests that come for it see it.
 struct InFlight {
     related: Related,
-    /// Server requests of this one being answered by the request handler (a person filling in a
-    /// form): the time they take does not count against its timeout ([`Client::sleep_unpaused`]).
-    answering: Cell<usize>,
-    /// When `answering` last went from 0 to 1, and the time of the answerings that ended.
-    since: Cell<u64>,
-    paused: Cell<u64>,
-    /// Fired whenever `answering` goes from 0 to 1 or back.
+    /// The request handler's answering of server requests of this one (a person filling in a
+    /// form): the time it takes does not count against its timeout ([`Client::sleep_unpaused`]).
+    time: HandlerTime,
+    /// Fired whenever `time` starts or stops running.
     changed: CloseSignal,
     /// The server's response is in hand, answers to its requests still going out
     /// ([`Client::answers_out`]): the call's deadlines and its signal no longer end the call.
@@ -572,12 +569,14 @@ struct InFlight {
     task: Option<Rc<HandlerTime>>,
 }
 
-/// The time the request handler spent answering the server requests that came for a task, on
-/// whichever stream (its `tools/call`'s, a `tasks/get`'s, its `tasks/result`'s): the task's
-/// deadline is pushed by it, as a call's is ([`Client::run_task`]).
+/// The time the request handler spent answering server requests: of one request ([`InFlight`]),
+/// or that came for a task, on whichever stream (its `tools/call`'s, a `tasks/get`'s, its
+/// `tasks/result`'s), whose deadline is pushed by it as a call's is ([`Client::run_task`]).
 #[derive(Default)]
 struct HandlerTime {
+    /// Server requests being answered now.
     answering: Cell<usize>,
+    /// When `answering` last went from 0 to 1, and the time of the answerings that ended.
     since: Cell<u64>,
     paused: Cell<u64>,
 }
@@ -585,30 +584,33 @@ struct HandlerTime {
 impl HandlerTime {
     /// The time spent answering up to `now`.
     fn paused_ms(&self, now: u64) -> u64 {
-        let open = if self.answering.get() > 0 { now.saturating_sub(self.since.get()) } else { 0 };
+        let open = if self.running() { now.saturating_sub(self.since.get()) } else { 0 };
         self.paused.get().saturating_add(open)
     }
 
-    fn start(&self, now: u64) {
-        if self.answering.get() == 0 {
+    /// One more answering; whether the time started running.
+    fn start(&self, now: u64) -> bool {
+        let first = self.answering.get() == 0;
+        if first {
             self.since.set(now);
         }
         self.answering.set(self.answering.get() + 1);
+        first
     }
 
-    fn end(&self, now: u64) {
+    /// One answering ended; whether the time stopped running.
+    fn end(&self, now: u64) -> bool {
         self.answering.set(self.answering.get() - 1);
-        if self.answering.get() == 0 {
+        let last = self.answering.get() == 0;
+        if last {
             self.paused.set(self.paused.get().saturating_add(now.saturating_sub(self.since.get())));
         }
+        last
     }
-}
 
-impl InFlight {
-    /// The time spent answering up to `now`.
-    fn paused_ms(&self, now: u64) -> u64 {
-        let open = if self.answering.get() > 0 { now.saturating_sub(self.since.get()) } else { 0 };
-        self.paused.get().saturating_add(open)
+    /// Whether a server request is being answered now.
+    fn running(&self) -> bool {
+        self.answering.get() > 0
     }
 }
 
@@ -651,9 +653,7 @@ impl<'c> Registered<'c> {
         };
         let call = Rc::new(InFlight {
             related,
-            answering: Cell::new(0),
-            since: Cell::new(0),
-            paused: Cell::new(0),
+            time: HandlerTime::default(),
             changed: CloseSignal::default(),
             answered: Cell::new(false),
             release: CloseSignal::default(),
@@ -678,11 +678,9 @@ struct Pausing<'c, C: Clock> {
 
 impl<'c, C: Clock> Pausing<'c, C> {
     fn new(call: Rc<InFlight>, clock: &'c C) -> Self {
-        if call.answering.get() == 0 {
-            call.since.set(clock.now_ms());
+        if call.time.start(clock.now_ms()) {
             call.changed.fire();
         }
-        call.answering.set(call.answering.get() + 1);
         if let Some(task) = &call.task {
             task.start(clock.now_ms());
         }
@@ -696,9 +694,7 @@ impl<C: Clock> Drop for Pausing<'_, C> {
         if let Some(task) = &c.task {
             task.end(self.clock.now_ms());
         }
-        c.answering.set(c.answering.get() - 1);
-        if c.answering.get() == 0 {
-            c.paused.set(c.paused.get().saturating_add(self.clock.now_ms().saturating_sub(c.since.get())));
+        if c.time.end(self.clock.now_ms()) {
             c.changed.fire();
         }
     }
@@ -2182,16 +2178,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
     async fn sleep_unpaused(&self, ms: u64, call: Option<&InFlight>) {
         let Some(call) = call else { return self.clock.sleep(ms).await };
         let start = self.clock.now_ms();
-        let before = call.paused_ms(start);
+        let before = call.time.paused_ms(start);
         loop {
             // Made before the state is read: a change after the reading wakes it.
             let changed = call.changed.wait();
-            if call.answering.get() > 0 {
+            if call.time.running() {
                 changed.await;
                 continue;
             }
             let now = self.clock.now_ms();
-            let due = start.saturating_add(ms).saturating_add(call.paused_ms(now).saturating_sub(before));
+            let due = start.saturating_add(ms).saturating_add(call.time.paused_ms(now).saturating_sub(before));
             if now >= due {
                 return;
             }
