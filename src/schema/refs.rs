@@ -443,27 +443,13 @@ impl State {
     /// Whether `reference` is recursive: its target holds, directly or through the targets of
     /// the references in it, `reference` again (a `$ref` anywhere in a subtree counts).
     fn recursive(&mut self, reference: &str, root: &Value) -> bool {
-        fn refs_in<'a>(v: &'a Value, out: &mut Vec<&'a str>, depth: usize) {
-            match v {
-                Value::Object(o) if depth <= 256 => {
-                    for (k, v) in o {
-                        match (k.as_str(), v) {
-                            ("$ref", Value::String(r)) => out.push(r),
-                            _ => refs_in(v, out, depth + 1),
-                        }
-                    }
-                }
-                Value::Array(a) if depth <= 256 => a.iter().for_each(|v| refs_in(v, out, depth + 1)),
-                _ => {}
-            }
-        }
         if let Some(&known) = self.recursive.get(reference) {
             return known;
         }
         let mut seen: HashSet<&str> = HashSet::new();
         let mut todo: Vec<&str> = Vec::new();
         if let Some(t) = self.anchors.lookup(root, reference) {
-            refs_in(t, &mut todo, 0);
+            refs_under(t, false, &mut todo, 0);
         }
         let mut found = false;
         while let Some(r) = todo.pop() {
@@ -473,7 +459,7 @@ impl State {
             }
             if seen.insert(r) {
                 if let Some(t) = self.anchors.lookup(root, r) {
-                    refs_in(t, &mut todo, 0);
+                    refs_under(t, false, &mut todo, 0);
                 }
             }
         }
