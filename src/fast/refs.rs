@@ -300,11 +300,14 @@ pub(crate) fn all_found(root: &Node) -> bool {
 fn refs_under<'s>(node: &Node<'s>, skip_definitions: bool, out: &mut Vec<&'s str>, depth: usize) {
     match node {
         Node::Obj(entries) if depth <= 256 => {
+            // By the value's kind first: most are strings, numbers and booleans, with no key to
+            // compare.
             for (k, v) in entries.iter() {
-                match (k.as_str(), v) {
-                    ("$ref", Node::Str(r)) => out.push(r.as_str()),
-                    ("$defs" | "definitions", _) if skip_definitions => {}
-                    _ => refs_under(v, skip_definitions, out, depth + 1),
+                match v {
+                    Node::Str(r) if k.as_str() == "$ref" => out.push(r.as_str()),
+                    Node::Obj(_) | Node::Arr(_) if skip_definitions && matches!(k.as_str(), "$defs" | "definitions") => {}
+                    Node::Obj(_) | Node::Arr(_) => refs_under(v, skip_definitions, out, depth + 1),
+                    _ => {}
                 }
             }
         }
@@ -316,21 +319,17 @@ fn refs_under<'s>(node: &Node<'s>, skip_definitions: bool, out: &mut Vec<&'s str
 /// `refs::reference_components` on the borrowed tree; `None` when a reference is one [`lookup`]
 /// leaves to the general path (its recursions might differ).
 fn reference_components<'s>(root: &'s Node<'s>) -> Option<HashMap<&'s str, usize>> {
-    let mut all = Vec::new();
-    refs_under(root, false, &mut all, 0);
-    let (index, names) = crate::schema::refs::numbered(all);
-    let mut edges = Vec::with_capacity(names.len());
-    for r in &names {
+    let mut seeds = Vec::new();
+    refs_under(root, true, &mut seeds, 0);
+    crate::schema::refs::reachable_components(seeds, |r| {
         let mut out = Vec::new();
         match lookup(root, r) {
             Target::Found(t) => refs_under(t, true, &mut out, 0),
             Target::Missing => {}
             Target::Undecided => return None,
         }
-        edges.push(out.iter().filter_map(|r| index.get(r).copied()).collect::<Vec<_>>());
-    }
-    let components = crate::schema::refs::strongly_connected(&edges);
-    Some(names.into_iter().zip(components).collect())
+        Some(out)
+    })
 }
 
 /// `refs::State`, with `Cx`'s counters and `refs::Shared`'s entries.

@@ -512,15 +512,16 @@ impl State {
         visited.iter().any(|&v| around.contains(&self.component(v, root)))
     }
 
-    /// The recursion of reference `id` (its strongly connected component), found for the whole
-    /// document the first time.
+    /// The recursion of reference `id` (its strongly connected component), found for every
+    /// reference the expansion can meet the first time.
     fn component(&mut self, id: usize, root: &Value) -> usize {
         if let Some(Some(c)) = self.component_of.get(id) {
             return *c;
         }
         let components = self.components.get_or_insert_with(|| reference_components(root, &mut self.anchors));
         // A reference the walk did not see (past its depth): a recursion of its own.
-        let c = components.get(&self.names[id]).copied().unwrap_or(usize::MAX - id);
+        let c = components.get(&self.names[id]).copied();
+        let c = c.unwrap_or(usize::MAX - id);
         if self.component_of.len() <= id {
             self.component_of.resize(id + 1, None);
         }
@@ -553,22 +554,45 @@ fn refs_under<'a>(node: &'a Value, skip_definitions: bool, out: &mut Vec<&'a str
 /// holds (outside that target's definitions). References in one recursion are unrolled as one
 /// (`Limits::max_ref_unroll` counts them together on a path), so that several kinds referring
 /// to one another (a union of step kinds, each holding steps) unroll as deep as one would.
+/// Only the references the expansion of `root` can meet are numbered: those outside its
+/// definitions, and those their targets lead to (a part of the graph that holds every
+/// successor of its references, so their recursions are the same as in the whole). A schema
+/// with many definitions it mostly does not use (an API's whole model in each tool) costs only
+/// those it uses.
 fn reference_components(root: &Value, anchors: &mut Anchors) -> HashMap<String, usize> {
-    let mut all = Vec::new();
-    refs_under(root, false, &mut all, 0);
-    let (index, names) = numbered(all);
-    let edges: Vec<Vec<usize>> = names
-        .iter()
-        .map(|r| {
-            let mut out = Vec::new();
-            if let Some(t) = anchors.lookup(root, r) {
-                refs_under(t, true, &mut out, 0);
-            }
-            out.iter().filter_map(|r| index.get(r).copied()).collect()
-        })
-        .collect();
+    let mut seeds = Vec::new();
+    refs_under(root, true, &mut seeds, 0);
+    let components = reachable_components(seeds, |r| {
+        let mut out = Vec::new();
+        if let Some(t) = anchors.lookup(root, r) {
+            refs_under(t, true, &mut out, 0);
+        }
+        Some(out)
+    });
+    components.into_iter().flatten().map(|(r, c)| (r.owned(), c)).collect()
+}
+
+/// The strongly connected component of each reference reachable from `seeds`, where
+/// `successors` gives the references a reference leads to (`None`: not known, and so none of
+/// it is).
+pub(crate) fn reachable_components<'a>(seeds: Vec<&'a str>, mut successors: impl FnMut(&'a str) -> Option<Vec<&'a str>>) -> Option<HashMap<&'a str, usize>> {
+    let (mut index, mut names) = numbered(seeds);
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(names.len());
+    while edges.len() < names.len() {
+        let next = successors(names[edges.len()])?;
+        let out = next
+            .into_iter()
+            .map(|r| {
+                *index.entry(r).or_insert_with(|| {
+                    names.push(r);
+                    names.len() - 1
+                })
+            })
+            .collect();
+        edges.push(out);
+    }
     let components = strongly_connected(&edges);
-    names.into_iter().zip(components).map(|(r, c)| (r.owned(), c)).collect()
+    Some(names.into_iter().zip(components).collect())
 }
 
 /// Each of `all` (references, repeats among them) numbered in the order first met: the number
