@@ -282,8 +282,9 @@ fn strict_object<'n, 'a>(
         return Ok((Strict(o, false), None));
     }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
-        let bytes = values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
-        walk.budget.count_enum(values.len(), bytes, || values.iter().map(|v| v.as_str().map(|s| s.chars().count())).sum());
+        walk.budget.count_enum(values.len(), string_bytes(values), || string_chars(values));
+    } else if let Some(c) = may(has, keys::CONST).then(|| raw(&o, "const")).flatten() {
+        walk.budget.count_enum(0, c.as_str().map_or(0, str::len), || None);
     }
     // Only made when `levels.plans` and some part of it changes something.
     let mut plan: Plan = None;
@@ -326,6 +327,9 @@ fn strict_object<'n, 'a>(
                                 return Err(Stop::General);
                             }
                             widen_nullable(&mut strict);
+                            if let Some(Val::EnumOrNull(values)) = strict.0.get("enum") {
+                                walk.budget.count_widened(values.len(), values.len() + 1, string_bytes(values), || string_chars(values));
+                            }
                         }
                         if levels.plans && (optional || sub_plan.is_some()) {
                             let plan = plan.get_or_insert_with(ArgPlan::default);
@@ -464,6 +468,7 @@ mod keys {
     pub(super) const ENUM: u16 = 1 << 5;
     pub(super) const ITEMS: u16 = 1 << 6;
     pub(super) const ANY_OF: u16 = 1 << 7;
+    pub(super) const CONST: u16 = 1 << 8;
 }
 
 /// [`Class`] of a key, and its bit in [`keys`] (0 for the others), by its length and first eight
@@ -510,7 +515,8 @@ fn class_and_key(k: &str) -> (Class, u16) {
         (5, ANY_OF) => return (Class::Kept, keys::ANY_OF),
         (6, FORMAT) => return (Class::Kept, keys::FORMAT),
         (8, REQUIRED) => return (Class::Kept, keys::REQUIRED),
-        (5, CONST | TITLE) | (7, PATTERN | MAXIMUM | MINIMUM) | (8, MIN_ITEMS | MAX_ITEMS) => return (Class::Kept, 0),
+        (5, CONST) => return (Class::Kept, keys::CONST),
+        (5, TITLE) | (7, PATTERN | MAXIMUM | MINIMUM) | (8, MIN_ITEMS | MAX_ITEMS) => return (Class::Kept, 0),
         (2, IF) | (3, NOT) | (4, THEN | ELSE) | (8, CONTAINS) => return (Class::Blocker, 0),
         (5, ALL_OF) => return (Class::AllOf, 0),
         (5, ONE_OF) => return (Class::OneOf, 0),
@@ -580,6 +586,16 @@ fn append_note<'n>(o: &mut Map<'n, Val<'n, '_>>, hint: &str, arena: &'n Bump) {
     joined.push_str(hint);
     joined.push(')');
     o.insert("description", Val::Text(joined.into_bump_str()));
+}
+
+/// The bytes of an enum's strings.
+fn string_bytes(values: &[Node]) -> usize {
+    values.iter().filter_map(Node::as_str).map(str::len).sum()
+}
+
+/// `openai::string_chars` of an enum.
+fn string_chars(values: &[Node]) -> Option<usize> {
+    values.iter().map(|v| if matches!(v, Node::Null) { Some(0) } else { v.as_str().map(|s| s.chars().count()) }).sum()
 }
 
 /// `openai::widen_nullable` on a strict node.
@@ -1304,8 +1320,9 @@ mod tests {
             ("enum", keys::ENUM),
             ("items", keys::ITEMS),
             ("anyOf", keys::ANY_OF),
+            ("const", keys::CONST),
         ];
-        assert_eq!(looked_up.iter().fold(0, |all, (_, bit)| all | bit).count_ones(), 8);
+        assert_eq!(looked_up.iter().fold(0, |all, (_, bit)| all | bit).count_ones(), 9);
         for k in STRICT_KEYWORDS.iter().chain(STRICT_BLOCKERS).chain(&["allOf", "oneOf", "const", "title"]) {
             let bit = looked_up.iter().find(|(name, _)| name == k).map_or(0, |(_, bit)| *bit);
             assert_eq!(super::class_and_key(k).1, bit, "{k}");

@@ -442,6 +442,17 @@ fn reference_fits<'t>(node: &Value, plan: &mut ArgPlan, resolve: &dyn Fn(&str) -
     Ok(())
 }
 
+/// The characters of an enum's strings, its `null` none (`None` when another value is no
+/// string: the large-enum limit is about enums of strings).
+pub(crate) fn string_chars<'v>(values: impl IntoIterator<Item = &'v Value>) -> Option<usize> {
+    values.into_iter().map(|v| if v.is_null() { Some(0) } else { v.as_str().map(|s| s.chars().count()) }).sum()
+}
+
+/// How many values a node's `enum` lists.
+fn enum_len(node: &Value) -> usize {
+    node.get("enum").and_then(Value::as_array).map_or(0, Vec::len)
+}
+
 /// What strict mode's limits count, over one schema.
 #[derive(Default)]
 pub(crate) struct Budget {
@@ -460,6 +471,19 @@ impl Budget {
     pub(crate) fn count_enum(&mut self, values: usize, bytes: usize, string_chars: impl FnOnce() -> Option<usize>) {
         self.enum_values += values;
         self.chars += bytes;
+        self.check_large_enum(values, bytes, string_chars);
+    }
+
+    /// Counts the values that making an optional property nullable adds to its enum (`before`
+    /// values, now `values`, `bytes` of strings): its `null`, and a `const` made an enum of it
+    /// and `null` (its characters counted as the `const`'s). The enum's own count, made before,
+    /// did not have them: an enum of 1,000 is sent with 1,001.
+    pub(crate) fn count_widened(&mut self, before: usize, values: usize, bytes: usize, string_chars: impl FnOnce() -> Option<usize>) {
+        self.enum_values += values.saturating_sub(before);
+        self.check_large_enum(values, bytes, string_chars);
+    }
+
+    fn check_large_enum(&mut self, values: usize, bytes: usize, string_chars: impl FnOnce() -> Option<usize>) {
         if values > 250 && bytes > 15_000 && self.large_enum.is_none() {
             if let Some(chars) = string_chars().filter(|&c| c > 15_000) {
                 self.large_enum = Some((values, chars));
@@ -563,7 +587,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     if let Some(Value::Array(e)) = obj.find("enum") {
         let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
-        budget.count_enum(e.len(), bytes, || e.iter().map(|v| v.as_str().map(|s| s.chars().count())).sum());
+        budget.count_enum(e.len(), bytes, || string_chars(e));
+    } else if let Some(c) = obj.find("const") {
+        // Its characters count with the enum values' (no enum value itself).
+        budget.count_enum(0, c.as_str().map_or(0, str::len), || None);
     }
     let mut plan = ArgPlan::default();
     let is_object = types.contains(&"object");
@@ -607,7 +634,12 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
                     if allows_null(sub) && !null_by_default {
                         meaningful_null.push(name.clone());
                     }
+                    let before = enum_len(sub);
                     widen_nullable(sub);
+                    if let Some(Value::Array(e)) = sub.get("enum").filter(|_| enum_len(sub) > before) {
+                        let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
+                        budget.count_widened(before, e.len(), bytes, || string_chars(e));
+                    }
                     plan.null_means_absent.push(name.clone());
                 }
                 all.push(string(name));
@@ -905,6 +937,49 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { strict, ..SchemaOptions::default() };
         (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    /// The limits count what is sent: an optional property's enum with the `null` that makes it
+    /// nullable, a `const`'s characters, and an optional `const` as the enum of it and `null` it
+    /// becomes. Each case one value or character past a limit falls back, its control (the same
+    /// schema required, or one value fewer) stays strict; both APIs agree.
+    #[test]
+    fn strict_limits_count_the_values_sent() {
+        let values = |n: usize, len: usize| -> Vec<Value> { (0..n).map(|i| json!(format!("{i:04}{}", "x".repeat(len.saturating_sub(4))))).collect() };
+        let one = |sub: Value, required: bool| json!({"type":"object","properties":{"e":sub},"required": if required { json!(["e"]) } else { json!([]) }});
+        let many = |k: usize, n: usize, required: bool| {
+            let props: serde_json::Map<String, Value> = (0..k).map(|j| (format!("p{j}"), json!({"type":"string","enum":values(n, 5)}))).collect();
+            let names: Vec<String> = if required { (0..k).map(|j| format!("p{j}")).collect() } else { vec![] };
+            json!({"type":"object","properties":props,"required":names})
+        };
+        let cases = [
+            // 1,000 values, required: 1,000 sent; optional: 1,001.
+            (one(json!({"type":"string","enum":values(1000, 5)}), true), true),
+            (one(json!({"type":"string","enum":values(1000, 5)}), false), false),
+            (one(json!({"type":"string","enum":values(999, 5)}), false), true),
+            // Ten optional enums of 100: 1,010 sent.
+            (many(10, 100, true), true),
+            (many(10, 100, false), false),
+            // A const of 120,001 characters counts as an enum value's characters would.
+            (one(json!({"type":"string","const":"c".repeat(120_001)}), true), false),
+            (one(json!({"type":"string","const":"c".repeat(119_000)}), true), true),
+            // 250 strings of 73 characters (18,250): more than 250 values once `null` is added.
+            (one(json!({"type":"string","enum":values(250, 73)}), true), true),
+            (one(json!({"type":"string","enum":values(250, 73)}), false), false),
+        ];
+        for (i, (schema, strict)) in cases.into_iter().enumerate() {
+            let (c, cx) = run(schema.clone(), true);
+            assert_eq!(c.strict, Some(strict), "case {i}: {:?}", cx.problems);
+            if !strict {
+                assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback"), "case {i}: {:?}", cx.problems);
+            }
+            let tools = json!([{"name":"t","inputSchema":schema}]);
+            let mut opts = crate::convert::ConvertOptions::default();
+            opts.schema.strict = true;
+            let out = crate::convert::convert(tools.clone(), crate::providers::Provider::OpenAi, &opts).unwrap();
+            assert_eq!(out.tools[0]["function"]["strict"], json!(strict), "case {i}");
+            assert_eq!(crate::convert::convert_json(&tools.to_string(), crate::providers::Provider::OpenAi, &opts).unwrap(), out.tools.to_string(), "case {i}");
+        }
     }
 
     /// A `$ref` loop that never reaches a schema, directly (`A` to `A`) or through a one-branch

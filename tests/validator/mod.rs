@@ -1119,7 +1119,8 @@ fn check_openai_strict(nodes: &[Node<'_>], label: &str, sink: &mut Sink) {
             enum_values += values.len();
             let chars: usize = values.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum();
             string_chars += chars;
-            if values.len() > 250 && values.iter().all(Value::is_string) && chars > 15_000 {
+            // An optional property's enum, made nullable, is still an enum of strings.
+            if values.len() > 250 && values.iter().all(|v| v.is_string() || v.is_null()) && chars > 15_000 {
                 sink.push(label, &node.path, OPENAI_STRICT_LIMIT_LARGE_ENUM, format!("string enum with {} values totals {chars} chars (> 15,000)", values.len()));
             }
         }
