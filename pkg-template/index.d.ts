@@ -586,7 +586,8 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * object, a value JSON would make `{}` or `null` among them (`NaN`, an invalid `Date`, a `RegExp`, an instance
    * of a class whose fields are getters): sent as `{}`, it would call the tool without them. A tool whose input schema is not an object schema (which MCP requires; `{type:"string"}`...) was
    * given to the provider wrapped as the property `input`: its arguments unwrap to the value of `input`, of
-   * whatever type (`null` when the model left `input` out), which no MCP `tools/call` can carry
+   * whatever type (`null` when the model left `input` out and wrote nothing else; any key beside `input`, or
+   * keys without it (the wrapped object's own written at the top), is `INVALID_ARGUMENTS`, not dropped), which no MCP `tools/call` can carry
    * (`McpHub.callTool` refuses all but an object with `INVALID_ARGUMENTS`, `McpClient.callTool` all but an object or
    * `null`, which it sends as `{}`). Hence `A`: see {@link ToolCall}.
    */
@@ -1041,7 +1042,8 @@ export interface ParallelToolUse {
  * as MCP requires of every tool. A tool whose root schema is something else (`{type: "string"}`, or
  * `{anyOf: [{type: "object", ...}, {type: "null"}]}`) was given to the provider wrapped as the required property
  * `input`, and its calls' arguments are that property's value unwrapped: any JSON value, `null` when the model left
- * `input` out (the conversion report says `schema/wrap-root` for such a tool). So `A` is `JsonObject` where the types
+ * `input` out and wrote nothing else (a key beside `input`, or keys without it, are the call's `error`,
+ * `INVALID_ARGUMENTS`, not dropped) (the conversion report says `schema/wrap-root` for such a tool). So `A` is `JsonObject` where the types
  * show it: calls read without a name map ({@link parseToolCalls}), or through a `NameMap<JsonObject>` (made from tools
  * typed as object schemas: {@link McpObjectTool}, the MCP SDK's `Tool`); and `JsonValue` otherwise (a map restored
  * from JSON, one made from `McpTool[]` such as {@link McpClient.listTools} gives, which does not check the schemas).

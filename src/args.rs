@@ -219,7 +219,24 @@ impl ArgPlan {
     /// than [`BRANCH_WORK`] steps (the same sub-value under the same plan is mapped once, so a
     /// recursive union takes time linear in the value; the bound is for what is left).
     /// `name`: the tool's, for the error.
+    /// A wrapped root's (`unwrap`) arguments hold nothing but the wrapping property: any other
+    /// key, with it or without it (the wrapped object's own keys written at the top), is
+    /// `INVALID_ARGUMENTS`, not dropped.
     pub fn try_apply(&self, value: Value, name: &str) -> Result<Value> {
+        if let (Some(prop), Value::Object(o)) = (&self.unwrap, &value) {
+            let others: Vec<String> = o.keys().filter(|k| *k != prop).take(5).map(|k| format!("\"{k}\"")).collect();
+            if !others.is_empty() {
+                let more = if o.len() - usize::from(o.contains_key(prop)) > others.len() { ", ..." } else { "" };
+                let place = if o.contains_key(prop) { "beside it" } else { "without it" };
+                return Err(Error::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "the arguments of \"{name}\" go under \"{prop}\" (its input schema is not an object schema, and was given to the model wrapped): got {}{more} {place}",
+                        others.join(", ")
+                    ),
+                ));
+            }
+        }
         match self.run(value).0 {
             (v, None) => Ok(v),
             (_, Some(why)) => Err(Error::new(ErrorCode::LimitExceeded, format!("the arguments of \"{name}\" could not be mapped back to the server's: {why}"))),
@@ -917,6 +934,17 @@ mod tests {
         assert_eq!(out, json!({"base":8,"keep":null,"list":[1,"x"]}));
         let wrapped = ArgPlan { unwrap: Some("input".into()), ..ArgPlan::default() };
         assert_eq!(wrapped.apply(json!({"input":"q"})), json!("q"));
+        // Keys other than the wrapper's are refused, not dropped: beside it, or instead of it.
+        assert_eq!(wrapped.try_apply(json!({"input":{"days":3}}), "t").unwrap(), json!({"days":3}));
+        assert_eq!(wrapped.try_apply(json!({}), "t").unwrap(), Value::Null);
+        let e = wrapped.try_apply(json!({"input":{"days":3},"dryRun":true}), "t").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+        assert!(e.message.contains(r#"got "dryRun" beside it"#), "{}", e.message);
+        let e = wrapped.try_apply(json!({"days":30}), "t").unwrap_err();
+        assert!(e.message.contains(r#"go under "input""#) && e.message.contains(r#"got "days" without it"#), "{}", e.message);
+        let many: serde_json::Map<String, Value> = (0..8).map(|i| (format!("k{i}"), json!(i))).collect();
+        let e = wrapped.try_apply(Value::Object(many), "t").unwrap_err();
+        assert!(e.message.contains(r#""k4", ... without it"#), "{}", e.message);
     }
 
     /// A union of objects sharing optional fields (strict mode made them all nullable): the
