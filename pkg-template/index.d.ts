@@ -1906,7 +1906,7 @@ export interface McpClientOptions {
    * `Map` or an array of `[name, value]` pairs. The headers the client sets itself from the session, the protocol
    * version or the request's body (`Mcp-Session-Id`, `MCP-Protocol-Version`, `Last-Event-ID`, and 2026-07-28's
    * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) are `INVALID_OPTIONS` here: a value of the app's would contradict the
-   * body, which a server checking them refuses.
+   * body, which a server checking them refuses. Other `Mcp-*` names (`Mcp-Api-Key`) are the app's, sent as given.
    */
   headers?: Record<string, string> | HeaderList | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
   /**

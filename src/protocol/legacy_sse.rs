@@ -532,15 +532,17 @@ fn message_of(req: &HttpRequest) -> (Option<Id>, Option<String>) {
     (v.get("id").and_then(Id::from_value), v.get("method").and_then(Value::as_str).map(str::to_owned))
 }
 
-/// The client's headers for the old transport's server: its own (authorization, the caller's),
-/// not Streamable HTTP's (`Mcp-*`, `Last-Event-ID`), which a server of the old transport's day may
-/// not allow across origins. `accept` replaces `Accept` and drops `Content-Type` (a GET).
+/// The client's headers for the old transport's server: its own (authorization, the caller's, an
+/// `Mcp-Api-Key` of the caller's too), not those Streamable HTTP's client sets itself
+/// (`Mcp-Session-Id`, `MCP-Protocol-Version`, `Last-Event-ID`, 2026-07-28's `Mcp-Method`...),
+/// which a server of the old transport's day may not allow across origins. `accept` replaces
+/// `Accept` and drops `Content-Type` (a GET).
 fn forwarded(headers: &[(String, String)], accept: Option<&str>) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = headers
         .iter()
         .filter(|(k, _)| {
             let k = k.to_ascii_lowercase();
-            !(k.starts_with("mcp-") || k == "last-event-id" || (accept.is_some() && (k == "accept" || k == "content-type")))
+            !(crate::protocol::headers::client_owned(&k) || (accept.is_some() && (k == "accept" || k == "content-type")))
         })
         .cloned()
         .collect();

@@ -158,6 +158,28 @@ fn auto_finds_the_endpoint_and_speaks_2024_11_05_over_it() {
     assert_eq!(waiters(&c), 0, "nothing waits once the requests are answered");
 }
 
+/// The app's own headers go on the GET and every POST, `Mcp-*` ones too (an `Mcp-Api-Key`): only
+/// those the client sets itself stay home.
+#[test]
+fn the_apps_own_mcp_headers_go_on_the_get_and_every_post() {
+    let fake = Fake::new();
+    let mut opts = ClientOptions::new(SSE_URL);
+    opts.headers = vec![("Mcp-Api-Key".into(), "k-123".into()), ("x-api-key".into(), "k-456".into())];
+    let (c, log) = client_with(&fake, SSE_URL, TransportChoice::Auto, opts, 10);
+    block_on(c.connect()).unwrap();
+    block_on(c.list_tools()).unwrap();
+    let log = log.borrow();
+    assert_eq!(log.requests.len(), 5);
+    let header = |r: &HttpRequest, name: &str| r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone());
+    for r in &log.requests {
+        assert_eq!(header(r, "mcp-api-key").as_deref(), Some("k-123"), "{} {}", r.method.as_str(), r.url);
+        assert_eq!(header(r, "x-api-key").as_deref(), Some("k-456"));
+    }
+    for r in &log.requests[1..] {
+        assert!(r.headers.iter().all(|(k, _)| !crate::protocol::headers::client_owned(&k.to_ascii_lowercase())), "{:?}", r.headers);
+    }
+}
+
 /// A 2024-11-05 answer is the old transport's: over Streamable HTTP it is still refused.
 #[test]
 fn only_the_old_transport_takes_2024_11_05() {
