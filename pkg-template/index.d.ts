@@ -2016,7 +2016,8 @@ export interface McpClientOptions {
    * (`LIMIT_EXCEEDED`). An event that is not JSON fails at once, with `PROTOCOL` as over Streamable HTTP, the call
    * whose id its text names (read without parsing it), or, when it names none, the one call waiting; one with a
    * `method`, one naming no call waiting, or one naming none while several wait, is dropped (the calls wait on for
-   * their own answers). From a page the server's CORS must allow the GET and the endpoint's POSTs.
+   * their own answers); so is a JSON-RPC response or error without an id to tell (`"id": null`, a message the server
+   * could not read), unless one call alone waits, whatever `listen()` does. From a page the server's CORS must allow the GET and the endpoint's POSTs.
    */
   transport?: "auto" | "streamable-http" | "sse";
   /**

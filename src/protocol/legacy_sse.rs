@@ -17,7 +17,9 @@
 //!   `id` (read lexically: [`crate::protocol::jsonrpc::sketch`]), or to the one request in flight
 //!   when it names none, whose reader fails on it with `PROTOCOL` as a Streamable HTTP call fails
 //!   on such an event of its stream; one with a `method` (a notification or a server request), or
-//!   naming no request in flight, or none while several are, is dropped.
+//!   naming no request in flight, or none while several are, is dropped. So is a response (or an
+//!   error) whose id names no request (`null`: a message the server could not read), unless one
+//!   request alone is in flight.
 //! * No task reads the shared stream by itself (the core spawns nothing): whoever polls a body, or
 //!   waits for a POST's answer, reads the stream on for everyone, puts what it reads in the queues of
 //!   those it belongs to and wakes them. What waits unread for one request is bounded
@@ -980,7 +982,15 @@ impl<B> ConnState<B> {
                     // A late response (its request timed out or was cancelled).
                     None => return,
                 },
-                None => None,
+                // No id to tell what it answers (an error of id null: a message the server could
+                // not read): the one request waiting, as for an event that is no JSON; dropped
+                // while several wait, or none.
+                None => {
+                    if let Some(key) = self.only_request() {
+                        self.push(key, event, false, cap, wake);
+                    }
+                    return;
+                }
             },
             Some("notifications/progress") => msg.pointer("/params/progressToken").and_then(Id::from_value).and_then(|t| self.request(&t)),
             Some(_) => None,
@@ -1003,9 +1013,14 @@ impl<B> ConnState<B> {
         if method {
             return None;
         }
-        if let Some(id) = id {
-            return self.request(&id);
+        match id {
+            Some(id) => self.request(&id),
+            None => self.only_request(),
         }
+    }
+
+    /// The one request waiting, when only one is.
+    fn only_request(&self) -> Option<u64> {
         let mut requests = self.waiters.iter().filter(|(_, w)| matches!(w.kind, Kind::Request(_)));
         match (requests.next(), requests.next()) {
             (Some((key, _)), None) => Some(*key),

@@ -946,3 +946,48 @@ fn a_calls_progress_goes_to_it_while_listening() {
     assert_eq!(*heard.borrow(), [json!(1)]);
     assert_eq!(*notes.borrow(), ["notifications/progress 2"]);
 }
+/// An error of id null (a message the server could not read) on the shared stream names no call:
+/// with several waiting it fails none of them, whether the client listens or not.
+#[test]
+fn an_error_of_id_null_fails_none_of_several_calls() {
+    for listening in [false, true] {
+        let fake = Fake::with(Box::new(|msg, live| {
+            if msg["method"] == "tools/call" && msg["params"]["name"] == "b" {
+                live.message(&json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}}));
+                live.message(&json!({"jsonrpc": "2.0", "id": msg["id"].as_i64().unwrap() - 1, "result": {"content": [{"type": "text", "text": "a"}]}}));
+                live.message(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": "b"}]}}));
+            }
+            if msg["method"] == "tools/call" {
+                return crate::protocol::client::tests::accepted();
+            }
+            standard(msg, live)
+        }));
+        let (c, _) = client_with(&fake, SSE_URL, TransportChoice::Auto, ClientOptions::new(SSE_URL), 10);
+        block_on(c.connect()).unwrap();
+        let (listened, (a, b)) = bounded(
+            async {
+                let listen = async {
+                    if listening {
+                        c.listen().await.map(|_| ())
+                    } else {
+                        Ok(())
+                    }
+                };
+                let calls = async {
+                    crate::protocol::client::tests::yield_now().await;
+                    let (mut oa, mut ob) = (CallOptions::default(), CallOptions::default());
+                    let r = futures_util::join!(c.call_tool("a", json!({}), &mut oa), c.call_tool("b", json!({}), &mut ob));
+                    c.close().await.unwrap();
+                    r
+                };
+                futures_util::join!(listen, calls)
+            },
+            1000,
+        )
+        .expect("all end");
+        listened.unwrap();
+        assert_eq!(a.unwrap()["content"][0]["text"], "a", "listening: {listening}");
+        assert_eq!(b.unwrap()["content"][0]["text"], "b");
+    }
+}
+
