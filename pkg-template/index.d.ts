@@ -2000,7 +2000,9 @@ export interface McpClientOptions {
    * transport of MCP 2024-11-05 when the server refuses the POST of `initialize` with 400, 404 or 405 (without a
    * JSON-RPC error) and a GET of the URL opens an event stream whose first event is `endpoint`, as MCP's
    * backwards compatibility guidance has it; the verdict is kept for the client's life (`transport` says which).
-   * Otherwise the refusal stands (`HTTP_STATUS`; a 404 or 405 says the URL may not be an MCP endpoint, and
+   * A GET answered 401 with a `Bearer` challenge (or 403 with `insufficient_scope`), as such a server asks for its
+   * token, goes to `oauth` / `onUnauthorized` as any 401 does, and `initialize` is sent again with the token (the
+   * GET too). Otherwise the refusal stands (`HTTP_STATUS`; a 404 or 405 says the URL may not be an MCP endpoint, and
    * `sseProbe` why the GET was no such stream). That GET waits at most 5 s (or `timeoutMs`, when less) for the
    * `endpoint` event: a URL that answers it with an event stream that never names one (a page's live updates)
    * leaves the refusal standing then, the GET aborted. Give

@@ -39,7 +39,9 @@
 //! With [`TransportChoice::Auto`] the adapter passes everything through (Streamable HTTP) until a
 //! POST of `initialize` is refused with 400, 404 or 405 without a JSON-RPC error (what MCP's
 //! backwards compatibility guidance looks for): it then GETs the URL, and when that is an event
-//! stream whose first event is `endpoint`, the client goes on over the old transport; otherwise the
+//! stream whose first event is `endpoint`, the client goes on over the old transport; a GET refused
+//! 401 with a `Bearer` challenge (or 403 `insufficient_scope`) is the answer, for the client's
+//! unauthorized handler, the verdict left for the `initialize` sent again with a token; otherwise the
 //! refusal stands. The verdict is kept: reconnecting does not ask again. That look is bounded by
 //! [`PROBE_TIMEOUT_MS`] as well as by the request's timeout (given a timer:
 //! [`LegacySse::with_probe_timer`]): a URL that answers the GET with an event stream that never
@@ -212,6 +214,9 @@ where
                 *self.probe_failure.borrow_mut() = Some(why);
                 Ok(refused)
             }
+            // The old transport's server asks for a token as every MCP server does: the client's
+            // unauthorized handler answers it, and the `initialize` sent again looks again.
+            Err(Opening::Refused(r)) if asks_bearer(&r) => direct(Ok(r)),
             Err(Opening::Refused(r)) => {
                 *self.probe_failure.borrow_mut() = Some(format!("it answered GET with HTTP {}", r.status));
                 Ok(refused)
@@ -438,6 +443,18 @@ where
             headers.push(("mcp-session-id".owned(), conn.session.clone()));
         }
         Ok(HttpResponse { status: 200, headers, body: SseBody::Routed(reg) })
+    }
+}
+
+/// Whether a refusal of the stream's GET asks for a token: 401 with a `Bearer` challenge, or 403
+/// with `insufficient_scope` (a step-up), which the client's unauthorized handler answers.
+fn asks_bearer<B>(resp: &HttpResponse<B>) -> bool {
+    let challenge = resp.header("www-authenticate").map(crate::protocol::client::parse_www_authenticate);
+    let bearer = challenge.as_ref().and_then(|c| c.get("scheme")).and_then(Value::as_str).is_some_and(|s| s.eq_ignore_ascii_case("bearer"));
+    match resp.status {
+        401 => bearer,
+        403 => challenge.as_ref().and_then(|c| c.get("error")).and_then(Value::as_str) == Some("insufficient_scope"),
+        _ => false,
     }
 }
 

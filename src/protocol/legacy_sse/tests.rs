@@ -946,6 +946,55 @@ fn a_calls_progress_goes_to_it_while_listening() {
     assert_eq!(*heard.borrow(), [json!(1)]);
     assert_eq!(*notes.borrow(), ["notifications/progress 2"]);
 }
+
+/// `auto`: a POST of `initialize` refused 404 (no route for it, before any authorization), then a
+/// GET that asks for a token (401 and a `Bearer` challenge, as the SDK's SSE example behind its
+/// bearer middleware answers): the client's unauthorized handler is asked, as with `"sse"`, and
+/// the `initialize` sent again with the token finds the stream.
+#[test]
+fn auto_authorizes_a_get_that_asks_for_a_token() {
+    let fake = Fake::new();
+    let serve = fake.serve();
+    let server = || {
+        let Reply::Server(f) = &serve else { unreachable!() };
+        let f = f.clone();
+        Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let token = req.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("authorization") && v == "Bearer t");
+            if req.method == Method::Get && !token {
+                return status_reply(401, vec![("www-authenticate", "Bearer resource_metadata=\"http://127.0.0.1:3001/.well-known/oauth-protected-resource/sse\"".into())], "Unauthorized");
+            }
+            f(req)
+        }))
+    };
+    let (transport, log) = scripted(vec![server()]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let a2 = asked.clone();
+    c.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        a2.borrow_mut().push(info.clone());
+        Box::pin(async { Ok(Some(vec![("Authorization".to_owned(), "Bearer t".to_owned())])) })
+    })));
+    block_on(c.connect()).unwrap();
+    assert_eq!(c.mcp_transport(), Some(McpTransport::Sse));
+    assert_eq!(asked.borrow().len(), 1);
+    assert_eq!(wire(&log)[..5], ["POST /sse initialize", "GET /sse", "POST /sse initialize", "GET /sse", "POST /message?sessionId=s1 initialize"]);
+    assert_eq!(block_on(c.list_tools()).unwrap().len(), 1);
+
+    // No handler: UNAUTHORIZED, as with "sse", not the POST's 404; still undecided.
+    let (transport, _) = scripted(vec![server()]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unauthorized, "{e}");
+    assert_eq!(c.mcp_transport(), None);
+    // A 401 that asks for no bearer token (a page behind Basic authentication) is no MCP server's:
+    // the POST's refusal stands.
+    let (transport, _) = scripted(vec![status_reply(404, vec![], "Not Found"), status_reply(401, vec![("www-authenticate", "Basic realm=\"x\"".into())], "")]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::HttpStatus, json!(404)));
+    assert_eq!(e.details.as_ref().unwrap()["sseProbe"], "it answered GET with HTTP 401");
+}
+
 /// An error of id null (a message the server could not read) on the shared stream names no call:
 /// with several waiting it fails none of them, whether the client listens or not.
 #[test]
