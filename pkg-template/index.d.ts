@@ -2480,7 +2480,9 @@ export class McpClient {
    * exchange within `timeoutMs` (default: the client's), under `signal`
    * (an aborted handshake sends no `notifications/cancelled`: `initialize` is never cancelled). A server that
    * answers with a protocol version toolwire does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the
-   * session it opened is ended (DELETE). A server of the 2026-07-28 revision, which has no handshake, is asked
+   * session it opened is ended (DELETE); over the deprecated HTTP+SSE transport any failed handshake (an error
+   * for `initialize`, its timeout) ends the event stream it opened, as the MCP SDK's client closes its transport, so
+   * that nothing keeps Node running nor the server's session open. A server of the 2026-07-28 revision, which has no handshake, is asked
    * `server/discover` instead (`era`), and one that refuses the version with the versions it supports
    * is `UNSUPPORTED_PROTOCOL_VERSION` (`supported`). A handshake result that is no `InitializeResult` (or
    * `server/discover` result), as the MCP SDK's client refuses it, is `PROTOCOL` with the `result`: no object, no

@@ -1156,7 +1156,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
+    /// `initialize` and `notifications/initialized`. One that fails leaves nothing open (as the
+    /// MCP SDK's client closes its transport then): over the deprecated HTTP+SSE transport, the
+    /// event stream it opened is ended, or the host could not exit while the client is held.
     async fn initialize(&self, opts: &mut CallOptions) -> Result<()> {
+        let r = self.initialize_session(opts).await;
+        if r.is_err() {
+            self.transport.end_session();
+        }
+        r
+    }
+
+    async fn initialize_session(&self, opts: &mut CallOptions) -> Result<()> {
         {
             let mut st = self.state.borrow_mut();
             st.session_id = None;

@@ -476,6 +476,10 @@ where
         self.probe_failure.borrow().clone()
     }
 
+    fn end_session(&self) {
+        self.replace_conn(None);
+    }
+
     fn url_host(&self, url: &str) -> Option<String> {
         self.inner.url_host(url)
     }

@@ -137,6 +137,11 @@ pub trait Transport {
     fn legacy_probe(&self) -> Option<String> {
         None
     }
+
+    /// Ends what a failed handshake leaves open below HTTP: the deprecated HTTP+SSE transport's
+    /// event stream (a Streamable HTTP session has no such thing: it is the server's, and ends
+    /// with a DELETE).
+    fn end_session(&self) {}
 }
 
 /// Timers, and the time.

@@ -995,6 +995,36 @@ fn auto_authorizes_a_get_that_asks_for_a_token() {
     assert_eq!(e.details.as_ref().unwrap()["sseProbe"], "it answered GET with HTTP 401");
 }
 
+/// A handshake that fails (an error for `initialize`, its timeout, a version refused) leaves no
+/// stream open: the host can exit, and the server ends the session.
+#[test]
+fn a_failed_handshake_ends_the_stream_it_opened() {
+    let error = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "initialize" {
+            live.message(&json!({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": "internal error"}}));
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, _) = client(&error);
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::JsonRpcError, "{e}");
+    assert!(error.stream(1).dropped(), "the GET was aborted");
+    assert!(c.transport().conn.borrow().is_none());
+    // The next connect() opens a stream of its own.
+    block_on(c.connect()).unwrap_err();
+    assert_eq!(error.streams.borrow().len(), 2);
+    assert!(error.stream(2).dropped());
+
+    let silent = Fake::with(Box::new(|msg, live| if msg["method"] == "initialize" { crate::protocol::client::tests::accepted() } else { standard(msg, live) }));
+    let mut opts = ClientOptions::new(SSE_URL);
+    opts.timeout_ms = 50;
+    let (c, _) = client_with(&silent, SSE_URL, TransportChoice::Sse, opts, 50);
+    let e = bounded(c.connect(), 1000).expect("it times out").unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    assert!(silent.stream(1).dropped(), "the GET was aborted");
+}
+
 /// An error of id null (a message the server could not read) on the shared stream names no call:
 /// with several waiting it fails none of them, whether the client listens or not.
 #[test]
