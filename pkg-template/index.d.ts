@@ -771,7 +771,8 @@ export class ToolwireError extends Error {
   /** `HTTP_STATUS` of a refused `initialize` with `transport: "auto"`: why the GET of the URL that followed opened no
    * event stream of the deprecated HTTP+SSE transport (`"its GET brought no endpoint event within 5000 ms"`...). */
   readonly sseProbe?: string;
-  /** `UNSUPPORTED_PROTOCOL_VERSION` with `era: "legacy"`: the server speaks a later revision (2026-07-28). */
+  /** `UNSUPPORTED_PROTOCOL_VERSION` with `era: "legacy"`, or over the deprecated HTTP+SSE transport (which
+   * 2026-07-28 does not have): the server speaks a later revision (2026-07-28). */
   readonly laterRevision?: boolean;
   /** `INPUT_REQUIRED`: what a 2026-07-28 server asked for and `onRequest` did not answer. */
   readonly inputRequests?: JsonValue;
@@ -1986,7 +1987,8 @@ export interface McpClientOptions {
    * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
    * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`); the verdict
    * is kept, so connecting again to such a server asks `server/discover` first (and `initialize` if the server
-   * refuses it).
+   * refuses it). Not over the deprecated HTTP+SSE transport (`transport`), which 2026-07-28 does not have: there
+   * such a refusal is `UNSUPPORTED_PROTOCOL_VERSION` (`laterRevision: true`), and no `server/discover` is sent.
    * `"legacy"`: the `initialize` revisions only (such a refusal is `UNSUPPORTED_PROTOCOL_VERSION`, `laterRevision:
    * true`). `"modern"`:
    * 2026-07-28 only, without trying `initialize`. In 2026-07-28 there is no handshake and no session:

@@ -1148,10 +1148,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    /// `initialize`, and `server/discover` when the server refuses it as a 2026-07-28 server does.
+    /// `initialize`, and `server/discover` when the server refuses it as a 2026-07-28 server does
+    /// (not over the deprecated HTTP+SSE transport, which 2026-07-28 does not have).
     async fn initialize_first(&self, opts: &mut CallOptions) -> Result<()> {
         match self.initialize(opts).await {
-            Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("laterRevision")) => self.discover(opts).await,
+            Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("laterRevision")) && self.transport.mcp_transport() != Some(McpTransport::Sse) => self.discover(opts).await,
             r => r,
         }
     }
@@ -1191,7 +1192,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Err(e) if rpc_code(&e) == Some(-32601) => {
                 let mut later = Error::new(
                     ErrorCode::UnsupportedProtocolVersion,
-                    format!("the server knows no initialize ({}): it may speak a later revision of MCP without the handshake (2026-07-28 or later)", e.message),
+                    format!("the server knows no initialize ({}): it may speak a later revision of MCP without the handshake (2026-07-28 or later){}", e.message, no_modern_over_sse(&self.transport)),
                 );
                 // The server's answer as it came (`rpcCode`, `rpcError`, `status`...).
                 later.details = e.details;
@@ -1229,7 +1230,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             )
             .with_detail("protocolVersion", version.clone());
             // A server that answers it speaks 2026-07-28: spoken to that way (with the era option's leave).
-            Some(if version == MODERN_PROTOCOL_VERSION { e.with_detail("laterRevision", true) } else { e })
+            Some(if version == MODERN_PROTOCOL_VERSION {
+                let why = no_modern_over_sse(&self.transport);
+                Error { message: format!("{}{why}", e.message), ..e }.with_detail("laterRevision", true)
+            } else {
+                e
+            })
         } else {
             handshake_problem(result.get("serverInfo"), result.get("capabilities"), true)
                 .map(|problem| Error::new(ErrorCode::Protocol, format!("initialize: the server's result is no InitializeResult: {problem}")).with_detail("result", result.clone()))
@@ -4593,6 +4599,16 @@ fn quote_body(text: &str, html: bool) -> String {
     words.push_str(rest);
     let words = words.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&nbsp;", " ").replace("&amp;", "&");
     words.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(200).collect()
+}
+
+/// What a refusal of `initialize` that points to 2026-07-28 adds over the deprecated HTTP+SSE
+/// transport: why `server/discover` is not tried.
+fn no_modern_over_sse<T: Transport>(transport: &T) -> &'static str {
+    if transport.mcp_transport() == Some(McpTransport::Sse) {
+        "; 2026-07-28 has no HTTP+SSE transport, so it is not tried over the deprecated one this server speaks (give the URL of its Streamable HTTP endpoint, if it has one)"
+    } else {
+        ""
+    }
 }
 
 fn preview(bytes: &[u8]) -> String {

@@ -1025,6 +1025,32 @@ fn a_failed_handshake_ends_the_stream_it_opened() {
     assert!(silent.stream(1).dropped(), "the GET was aborted");
 }
 
+/// `era: "auto"` over the old transport: an `initialize` refused with -32601, or answered with
+/// 2026-07-28, is `UNSUPPORTED_PROTOCOL_VERSION` as with `era: "legacy"`; 2026-07-28 has no
+/// HTTP+SSE transport, so no `server/discover` goes over it.
+#[test]
+fn the_auto_era_asks_no_discovery_over_the_old_transport() {
+    for answer in [json!({"error": {"code": -32601, "message": "Method not found"}}), json!({"result": {"protocolVersion": "2026-07-28", "capabilities": {}, "serverInfo": {"name": "m", "version": "1"}}})] {
+        let a2 = answer.clone();
+        let fake = Fake::with(Box::new(move |msg, live| {
+            if msg["method"] == "initialize" {
+                let mut m = a2.clone();
+                m["jsonrpc"] = json!("2.0");
+                m["id"] = msg["id"].clone();
+                live.message(&m);
+                return crate::protocol::client::tests::accepted();
+            }
+            standard(msg, live)
+        }));
+        let (c, log) = client(&fake);
+        let e = bounded(c.connect(), 1000).expect("it ends").unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion, "{answer}: {e}");
+        assert!(e.message.contains("2026-07-28 has no HTTP+SSE transport, so it is not tried over the deprecated one this server speaks"), "{}", e.message);
+        assert!(!wire(&log).iter().any(|w| w.contains("server/discover")), "{:?}", wire(&log));
+        assert!(fake.stream(1).dropped());
+    }
+}
+
 /// An error of id null (a message the server could not read) on the shared stream names no call:
 /// with several waiting it fails none of them, whether the client listens or not.
 #[test]
