@@ -2012,7 +2012,10 @@ export interface McpClientOptions {
    * `"sse"`: only the old transport, the URL being its event stream's (not with `era: "modern"`, `INVALID_OPTIONS`:
    * 2026-07-28 has no such transport). Over the old transport the client posts
    * each message to the endpoint the stream names (one of another origin is refused: `PROTOCOL`) and reads every
-   * answer from that one stream; `listen()` gets what belongs to no call; a server may answer `2024-11-05` in
+   * answer from that one stream; `listen()` gets what belongs to no call (else the oldest call's reader handles it,
+   * even before that call's POST is answered: a server that runs a tool in the POST's handler may ask `roots/list`,
+   * sampling or elicitation first, and `onRequest` answers at once); `headers` go on the GET and every POST
+   * (`Mcp-*` ones of the app's too); a server may answer `2024-11-05` in
    * the handshake; the stream's end ends the session: a call whose POST the server had answered fails with
    * `PROTOCOL` and is not sent again, and the next request connects again. A request whose POST had no answer
    * yet when the stream ended is sent once more on the new session (a server may never answer a POST for a

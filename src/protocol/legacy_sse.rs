@@ -13,7 +13,10 @@
 //!   and the server's requests: `ping`, sampling, elicitation, roots) goes to the client's
 //!   standalone stream when it listens ([`Client::listen`]'s GET), else to the oldest request in
 //!   flight (whose reader hands notifications to the handler and answers requests), else it waits
-//!   for the next one. A message that is not JSON goes to the request its text names by a top-level
+//!   for the next one; a request in flight is given what is its to handle even before its POST is
+//!   answered (its reader answers a server request then: a server may run the request in the POST's
+//!   handler and ask the client something first), the POST's answer read on with the stream. A
+//!   message that is not JSON goes to the request its text names by a top-level
 //!   `id` (read lexically: [`crate::protocol::jsonrpc::sketch`]), or to the one request in flight
 //!   when it names none, whose reader fails on it with `PROTOCOL` as a Streamable HTTP call fails
 //!   on such an event of its stream; one with a `method` (a notification or a server request), or
@@ -94,7 +97,8 @@ pub enum TransportChoice {
 /// A [`Transport`] that carries the client's messages over Streamable HTTP or the deprecated
 /// HTTP+SSE transport (see the module's documentation).
 pub struct LegacySse<T: Transport> {
-    inner: T,
+    /// Shared with the POSTs that outlive the request they carry (see [`Registration::post`]).
+    inner: Rc<T>,
     url: String,
     /// The transport found ([`TransportChoice::Auto`]), kept for the client's life.
     verdict: Cell<Option<McpTransport>>,
@@ -110,7 +114,7 @@ pub struct LegacySse<T: Transport> {
     probe_failure: RefCell<Option<String>>,
 }
 
-impl<T: Transport> LegacySse<T>
+impl<T: Transport + 'static> LegacySse<T>
 where
     T::Body: 'static,
 {
@@ -118,7 +122,7 @@ where
     /// origin is refused, and a relative URL has no origin to compare with).
     pub fn new(inner: T, url: impl Into<String>, choice: TransportChoice) -> Self {
         Self {
-            inner,
+            inner: Rc::new(inner),
             url: url.into(),
             verdict: Cell::new(match choice {
                 TransportChoice::Auto => None,
@@ -304,6 +308,7 @@ where
                 backlog: Vec::new(),
                 backlog_bytes: 0,
                 ended: None,
+                posts: Vec::new(),
             }),
         });
         // What came in the same chunk as the endpoint (nothing should, before `initialize`).
@@ -409,23 +414,31 @@ where
         let Some(reg) = Conn::register(&conn, kind) else { return Ok(gone()) };
         let headers = forwarded(&req.headers, None);
         let post = HttpRequest { method: Method::Post, url: conn.endpoint.clone(), headers, body: req.body, follow_redirects: false };
-        // The stream is read on meanwhile: a server that dropped the session may never answer.
-        let answered = {
+        let inner = self.inner.clone();
+        let mut sent: Posting<T::Body> = Box::pin(async move { inner.send(post).await });
+        // The stream is read on meanwhile: a server that dropped the session may never answer; one
+        // that runs the request in the POST's handler may ask the client something first (roots,
+        // sampling, elicitation), and wait for the answer before it answers the POST.
+        let waited = {
             let (c, key) = (&*conn, reg.key);
-            let sent = self.inner.send(post);
-            let ended = std::future::poll_fn(move |cx| c.drive(key, cx));
-            pin_mut!(sent, ended);
-            match select(sent, ended).await {
-                Either::Left((r, _)) => Some(r?),
-                Either::Right(_) => None,
-            }
+            std::future::poll_fn(|cx| match sent.as_mut().poll(cx) {
+                Poll::Ready(r) => Poll::Ready(Ok(r)),
+                Poll::Pending => c.drive(key, cx).map(Err),
+            })
+            .await
         };
-        let resp = match answered {
-            Some(resp) => resp,
-            None if initialize => {
+        let resp = match waited {
+            Ok(r) => r?,
+            // Asked something: the request's reader answers it, and reads the POST's answer on.
+            Err(Drove::Asked) => {
+                let mut reg = reg;
+                reg.post = Some(sent);
+                return Ok(routed(reg, initialize.then(|| conn.session.clone())));
+            }
+            Err(Drove::Ended) if initialize => {
                 return Err(TransportError::Refused(Box::new(Error::new(ErrorCode::Protocol, "the server's event stream ended during initialize"))));
             }
-            None => return Ok(gone()),
+            Err(Drove::Ended) => return Ok(gone()),
         };
         if !(200..300).contains(&resp.status) {
             // The server does not know the session: its stream is of no use any more.
@@ -438,12 +451,30 @@ where
             return direct(Ok(resp));
         }
         drop(resp);
-        let mut headers = vec![event_stream()];
-        if initialize {
-            headers.push(("mcp-session-id".owned(), conn.session.clone()));
-        }
-        Ok(HttpResponse { status: 200, headers, body: SseBody::Routed(reg) })
+        Ok(routed(reg, initialize.then(|| conn.session.clone())))
     }
+}
+
+/// A request's answer over the old transport: its share of the shared stream (with the session,
+/// for `initialize`).
+fn routed<B>(reg: Registration<B>, session: Option<String>) -> HttpResponse<SseBody<B>> {
+    let mut headers = vec![event_stream()];
+    if let Some(s) = session {
+        headers.push(("mcp-session-id".owned(), s));
+    }
+    HttpResponse { status: 200, headers, body: SseBody::Routed(reg) }
+}
+
+/// A POST under way, owning what it needs (it may outlive the request that sent it).
+type Posting<B> = Pin<Box<dyn Future<Output = Result<HttpResponse<B>, TransportError>>>>;
+
+/// Why [`Conn::drive`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drove {
+    /// The stream ended.
+    Ended,
+    /// The server asked the client something, and the request is the one to answer it.
+    Asked,
 }
 
 /// Whether a refusal of the stream's GET asks for a token: 401 with a `Bearer` challenge, or 403
@@ -458,7 +489,7 @@ fn asks_bearer<B>(resp: &HttpResponse<B>) -> bool {
     }
 }
 
-impl<T: Transport> Transport for LegacySse<T>
+impl<T: Transport + 'static> Transport for LegacySse<T>
 where
     T::Body: 'static,
 {
@@ -520,7 +551,7 @@ impl<B: Body + 'static> Body for SseBody<B> {
                 let _ = held.set(0);
                 b.take().filter(|b| !b.is_empty()).map(Ok)
             }
-            Self::Routed(r) => std::future::poll_fn(|cx| r.conn.poll_waiter(r.key, cx)).await,
+            Self::Routed(r) => std::future::poll_fn(|cx| r.poll_next(cx)).await,
         }
     }
 }
@@ -686,6 +717,8 @@ struct Waiter {
     waker: Option<Waker>,
     /// More than the bound came for it unread: the error to give once its queue is gone.
     overflowed: bool,
+    /// A request of the server's was given to it to answer.
+    asked: bool,
 }
 
 /// What a read of a body gives.
@@ -722,6 +755,9 @@ struct ConnState<B> {
     backlog: Vec<Vec<u8>>,
     backlog_bytes: usize,
     ended: Option<Ended>,
+    /// POSTs not answered yet when their requests left (see [`Registration::post`]): read on by
+    /// whoever reads the stream, so that the server's answer is taken rather than aborted.
+    posts: Vec<Posting<B>>,
 }
 
 /// One session of the old transport: its shared stream and who waits on it.
@@ -739,6 +775,10 @@ struct Conn<B> {
 pub struct Registration<B> {
     conn: Rc<Conn<B>>,
     key: u64,
+    /// The request's POST, when the server asked the client something before answering it: read
+    /// on with the stream, its answer checked (and, when the request leaves first, read on by the
+    /// stream's readers).
+    post: Option<Posting<B>>,
 }
 
 impl<B> Registration<B> {
@@ -747,10 +787,43 @@ impl<B> Registration<B> {
     }
 }
 
+impl<B: Body + 'static> Registration<B> {
+    /// The next chunk for the request; a refusal of its POST (answered after the server had
+    /// asked the client something) is its error.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Vec<u8>, TransportError>>> {
+        if let Some(Poll::Ready(answered)) = self.post.as_mut().map(|p| p.as_mut().poll(cx)) {
+            self.post = None;
+            match answered {
+                Ok(resp) if (200..300).contains(&resp.status) => {}
+                Ok(resp) => {
+                    let status = resp.status;
+                    drop(resp);
+                    // The server does not know the session: its stream is of no use any more.
+                    if status == 404 {
+                        self.conn.end(None);
+                    }
+                    return Poll::Ready(Some(Err(TransportError::Refused(Box::new(
+                        Error::new(ErrorCode::HttpStatus, format!("the server answered its POST with HTTP {status}, after it had asked the client something for it on the event stream (HTTP+SSE transport)"))
+                            .with_detail("status", status),
+                    )))));
+                }
+                Err(e) => return Poll::Ready(Some(Err(e))),
+            }
+        }
+        self.conn.poll_waiter(self.key, cx)
+    }
+}
+
 impl<B> Drop for Registration<B> {
     fn drop(&mut self) {
+        let post = self.post.take();
         let wake = {
             let mut st = self.conn.state.borrow_mut();
+            // Its POST is answered all the same (dropped, it would be aborted): the stream's
+            // readers take the answer.
+            if let Some(post) = post.filter(|_| st.ended.is_none()) {
+                st.posts.push(post);
+            }
             let Some(at) = st.waiters.iter().position(|(k, _)| *k == self.key) else { return };
             let (_, w) = st.waiters.remove(at);
             let mut wake = Vec::new();
@@ -781,21 +854,42 @@ impl<B: Body + 'static> Conn<B> {
         }
         let key = st.next_key;
         st.next_key += 1;
-        let mut w = Waiter { kind, queue: Vec::new(), bytes: 0, waker: None, overflowed: false };
+        let mut w = Waiter { kind, queue: Vec::new(), bytes: 0, waker: None, overflowed: false, asked: false };
         // What waited for no one goes to the first that can take it.
         if w.kind != Kind::Driver {
             st.backlog_bytes = 0;
             for event in std::mem::take(&mut st.backlog) {
+                // Not what its POST waits for (it came before): read once the POST is answered.
                 w.bytes += event.len();
                 w.queue.push((event, true));
             }
         }
         st.waiters.push((key, w));
-        Some(Registration { conn: this.clone(), key })
+        Some(Registration { conn: this.clone(), key, post: None })
     }
 
-    /// Ends the stream (its GET aborted) and wakes every waiter.
+    /// Reads on the POSTs whose requests left before their answers (polled with no borrow held:
+    /// they are the host's).
+    fn poll_posts(&self, cx: &mut Context<'_>) {
+        let posts = std::mem::take(&mut self.state.borrow_mut().posts);
+        if posts.is_empty() {
+            return;
+        }
+        let mut pending: Vec<_> = posts.into_iter().filter_map(|mut p| p.as_mut().poll(cx).is_pending().then_some(p)).collect();
+        let mut st = self.state.borrow_mut();
+        if st.ended.is_none() {
+            pending.append(&mut st.posts);
+            st.posts = pending;
+        } else {
+            drop(st);
+            drop(pending);
+        }
+    }
+
+    /// Ends the stream (its GET aborted, and the POSTs it reads on) and wakes every waiter.
     fn end(&self, why: Option<Error>) {
+        let posts = std::mem::take(&mut self.state.borrow_mut().posts);
+        drop(posts);
         let wake = {
             let mut st = self.state.borrow_mut();
             if st.ended.is_none() {
@@ -857,12 +951,15 @@ impl<B: Body + 'static> Conn<B> {
         }
     }
 
-    /// Reads the stream on for waiter `key` until it ends (for a POST's wait: `Ready` once the
-    /// stream has ended).
-    fn drive(&self, key: u64, cx: &mut Context<'_>) -> Poll<()> {
+    /// Reads the stream on for waiter `key` (a POST's wait) until it ends, or until the server
+    /// asks something that waiter is to answer.
+    fn drive(&self, key: u64, cx: &mut Context<'_>) -> Poll<Drove> {
         loop {
             if self.state.borrow().ended.is_some() {
-                return Poll::Ready(());
+                return Poll::Ready(Drove::Ended);
+            }
+            if self.state.borrow_mut().waiter(key).is_some_and(|w| w.asked) {
+                return Poll::Ready(Drove::Asked);
             }
             if self.read_on(key, cx).is_pending() {
                 return Poll::Pending;
@@ -873,6 +970,7 @@ impl<B: Body + 'static> Conn<B> {
     /// One read of the shared stream, its events routed: `Ready` when it brought something (or
     /// the end), `Pending` (with the waker kept for `key`) when it waits.
     fn read_on(&self, key: u64, cx: &mut Context<'_>) -> Poll<()> {
+        self.poll_posts(cx);
         let reader = std::mem::replace(&mut self.state.borrow_mut().reader, Reader::None);
         let mut read = match reader {
             Reader::Idle(mut body) => Box::pin(async move {
@@ -1080,6 +1178,7 @@ impl<B> ConnState<B> {
             w.overflowed = true;
         } else {
             w.bytes += event.len();
+            w.asked |= unowned && asks(&event);
             w.queue.push((event, unowned));
         }
         wake.extend(w.waker.take());
@@ -1098,6 +1197,18 @@ impl<B> ConnState<B> {
 /// Past the memory budget or the server's share: the error of every request of the stream.
 fn held_too_much(why: &Refusal) -> Error {
     Error::new(ErrorCode::LimitExceeded, format!("the server's event stream (HTTP+SSE transport): {why}"))
+}
+
+/// Whether an event (as [`frame`] makes it) is a request of the server's: a method, and an id.
+fn asks(event: &[u8]) -> bool {
+    let mut data = Vec::with_capacity(event.len());
+    for (i, line) in event.split(|b| *b == b'\n').filter_map(|l| l.strip_prefix(b"data: ")).enumerate() {
+        if i > 0 {
+            data.push(b'\n');
+        }
+        data.extend_from_slice(line);
+    }
+    std::str::from_utf8(&data).ok().and_then(|t| read_message(t).ok()).is_some_and(|v| v.get("method").is_some_and(Value::is_string) && v.get("id").and_then(Id::from_value).is_some())
 }
 
 /// A message as one SSE event (`data:` lines).

@@ -35,6 +35,8 @@ pub(crate) enum Reply {
     Live(Live),
     /// A server: answers this request and every later one (it stays at the head of the script).
     Server(Rc<dyn Fn(&HttpRequest) -> Reply>),
+    /// This reply, once the function says it is time (asked each time the fetch is polled).
+    Until(Rc<dyn Fn() -> bool>, Box<Reply>),
 }
 
 /// An event stream written as the test goes (a server of the deprecated HTTP+SSE transport's
@@ -198,6 +200,10 @@ impl Transport for Scripted {
             Reply::Later(n, r) => (n, *r),
             r => (0, r),
         };
+        let (until, reply) = match reply {
+            Reply::Until(ready, r) => (Some(ready), *r),
+            r => (None, r),
+        };
         let reply = match reply {
             Reply::Echo(result) => json_reply(json!({"jsonrpc": "2.0", "id": body(&req)["id"], "result": result})),
             r => r,
@@ -208,6 +214,11 @@ impl Transport for Scripted {
             for _ in 0..yields {
                 yield_now().await;
             }
+            if let Some(ready) = until {
+                while !ready() {
+                    yield_now().await;
+                }
+            }
             match reply {
                 Reply::NetworkError => Err(TransportError::Network("TypeError: Failed to fetch".into())),
                 Reply::NetworkErrorSaying(said) => Err(TransportError::Network(said.into())),
@@ -216,7 +227,7 @@ impl Transport for Scripted {
                     futures_util::future::pending::<()>().await;
                     unreachable!()
                 }
-                Reply::Echo(_) | Reply::Later(..) | Reply::Server(_) => unreachable!("resolved above"),
+                Reply::Echo(_) | Reply::Later(..) | Reply::Server(_) | Reply::Until(..) => unreachable!("resolved above"),
                 Reply::Live(live) => Ok(HttpResponse {
                     status: 200,
                     headers: vec![("content-type".to_owned(), "text/event-stream".to_owned())],

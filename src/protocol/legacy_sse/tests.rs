@@ -1096,3 +1096,51 @@ fn an_error_of_id_null_fails_none_of_several_calls() {
     }
 }
 
+/// A server that runs a tool inside its POST's handler and asks the client something (roots)
+/// before it answers that POST: the client answers at once, listening or not (else neither
+/// would ever go on). The POST is not aborted: its answer is taken when it comes, after the call
+/// has its result too.
+#[test]
+fn a_server_request_before_the_posts_answer_is_answered() {
+    for released_late in [false, true] {
+        let answered = Rc::new(Cell::new(false));
+        let released = Rc::new(Cell::new(!released_late));
+        let (a2, r2) = (answered.clone(), released.clone());
+        let fake = Fake::with(Box::new(move |msg, live| {
+            if msg["method"] == "tools/call" {
+                live.message(&json!({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"}));
+                let (live, id, a3, r3) = (live.clone(), msg["id"].clone(), a2.clone(), r2.clone());
+                let sent = Cell::new(false);
+                // The tool goes on once its question is answered; the POST is answered when the
+                // test says.
+                return Reply::Until(
+                    Rc::new(move || {
+                        if a3.get() && !sent.replace(true) {
+                            live.message(&json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "done"}]}}));
+                        }
+                        sent.get() && r3.get()
+                    }),
+                    Box::new(crate::protocol::client::tests::accepted()),
+                );
+            }
+            if msg["id"] == "r1" && msg.get("method").is_none() {
+                a2.set(true);
+                return crate::protocol::client::tests::accepted();
+            }
+            standard(msg, live)
+        }));
+        let (c, log) = client(&fake);
+        block_on(c.connect()).unwrap();
+        let r = bounded(c.call_tool("t", json!({}), &mut CallOptions::default()), 1000).expect("the call ends").unwrap();
+        assert_eq!(r["content"][0]["text"], "done");
+        assert!(answered.get());
+        let aborted = log.borrow().aborted;
+        let posts = || c.transport().conn.borrow().as_ref().map_or(0, |c| c.state.borrow().posts.len());
+        assert_eq!(posts(), usize::from(released_late), "the POST still waits for its answer: the stream's readers take it");
+        released.set(true);
+        assert_eq!(bounded(c.list_tools(), 1000).unwrap().unwrap().len(), 1);
+        assert_eq!(posts(), 0);
+        assert_eq!(log.borrow().aborted, aborted, "nothing aborted");
+        assert_eq!(waiters(&c), 0);
+    }
+}
