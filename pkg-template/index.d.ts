@@ -2413,7 +2413,8 @@ export interface McpCallOptions {
  * {@link McpClientOptions.transport}). Errors are
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
- * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`,
+ * `location` where the server says: a 301, 302 or 303 would resend the POST as a GET, a 307 or 308 send it, its
+ * headers with it, to a URL the app did not give), `JSONRPC_ERROR` (`rpcCode`, `data`,
  * `rpcError`: the error object whole; the message quotes the server's message escaped and cut at 1,024 characters),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; the message starts with what `fetch` said, and names CORS in a
  * browser only; `midResponse` when the body broke off after the headers came; `requestSent` when the connection

@@ -2963,7 +2963,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let location = resp_location.as_deref().map_or_else(String::new, |l| format!(" to {l}"));
             let mut e = Error::new(
                 ErrorCode::HttpStatus,
-                format!("{method}: the server redirected{location} (HTTP {status}); redirects are not followed (a POST would be resent as a GET): use the URL it points to"),
+                format!("{method}: the server redirected{location} (HTTP {status}); redirects are not followed ({}): use the URL it points to", redirect_why(status)),
             )
             .with_detail("status", status);
             if let Some(l) = resp_location {
@@ -4614,6 +4614,17 @@ fn no_modern_over_sse<T: Transport>(transport: &T) -> &'static str {
 fn preview(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(2048)];
     String::from_utf8_lossy(cut).into_owned()
+}
+
+/// Why a redirect of an MCP request is not followed: 301, 302 and 303 turn a POST into a GET;
+/// 307 and 308 keep it, but to a URL the app did not give (its headers, a token among them, with it).
+fn redirect_why(status: u16) -> &'static str {
+    match status {
+        301..=303 => "a POST would be resent as a GET",
+        307 | 308 => "the request, its headers with it, would go to a URL the client was not given",
+        // A browser's opaque redirect: which, it does not say.
+        _ => "a POST would be resent as a GET, or, its headers with it, to a URL the client was not given",
+    }
 }
 
 /// Whether a refusal is one the [`AuthHandler`] may answer: 401, or 403 with

@@ -42,7 +42,8 @@ pub struct HttpRequest {
     pub body: Option<String>,
     /// Follow redirects: only a metadata document's GET that a browser answered with an opaque
     /// redirect (OAuth discovery follows the others itself, checking each target). MCP's own
-    /// requests never do: a redirected POST would be resent as a GET, so the client reports a
+    /// requests never do (a redirected POST would be resent as a GET, or, with 307 and 308, sent
+    /// with its headers to a URL the app did not give), so the client reports a
     /// redirect instead.
     pub follow_redirects: bool,
 }

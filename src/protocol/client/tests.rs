@@ -2334,6 +2334,8 @@ fn redirects_and_retry_after_are_typed_errors() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::HttpStatus);
     assert!(e.message.contains("redirected to https://example.com/mcp2 (HTTP 307)"), "{}", e.message);
+    // A 307 keeps the POST a POST: why it is not followed is another reason.
+    assert!(e.message.contains("redirects are not followed (the request, its headers with it, would go to a URL the client was not given)"), "{}", e.message);
     assert_eq!(e.details.as_ref().unwrap()["location"], "https://example.com/mcp2");
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert!(e.message.contains("redirected (HTTP 0)"), "{}", e.message);
