@@ -88,7 +88,7 @@ pub fn block_text(block: &ContentBlock) -> String {
             let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
             match v {
                 Value::Null => format!("[Unsupported content: {kind}]"),
-                v => format!("[Unsupported content: {kind}]\n{}", crate::text::to_string(&without_payload(v))),
+                v => format!("[Unsupported content: {kind}]\n{}", crate::text::to_string_js(&without_payload(v))),
             }
         }
     }

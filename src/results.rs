@@ -1177,7 +1177,9 @@ fn id_tag(id: &str) -> String {
 fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &ResultOptions, is_error: bool, media: &mut Media) -> Body<'a> {
     let content = &result.content;
     let sc = result.structured_content.as_ref();
-    let json = sc.map(crate::text::to_string);
+    // As JavaScript spells its numbers (`0.0000025`, not `2.5e-6`): the structure is sent as the
+    // JS value `JSON.stringify` writes so, and its text is read as that.
+    let json = sc.map(crate::text::to_string_js);
     let json_len = json.as_deref().map_or(0, utf16_len);
     // An error where the provider takes text alone has no slot but its text.
     let text_only_error = is_error && format.is_some_and(|f| !f.error_takes_media(opts));
@@ -2235,6 +2237,30 @@ mod tests {
         assert_eq!(m["toolResult"]["content"], json!([{"text":cut},{"json":{"k":1}}]));
         let m = message(&r, ResultFormat::Bedrock, capped(107));
         assert_eq!(m["toolResult"]["content"], json!([{"text":"x".repeat(100)},{"json":{"k":1}}]));
+    }
+
+    /// The structure's JSON is measured and written as `JSON.stringify` writes it (F2, s24e): a
+    /// number is spelled as JavaScript spells it, both for the cap and in the text.
+    #[test]
+    fn structured_content_is_measured_as_javascript_writes_it() {
+        let r = result(json!({"content":[],"structuredContent":{"p":vec![0.0000025; 100]}}));
+        // `{"p":[0.0000025,...]}`: 1007 units, as JSON.stringify counts (707 as `2.5e-6`).
+        let js_len = 6 + 100 * 9 + 99 + 2;
+        assert_eq!(crate::text::to_string_js(&r.structured_content.clone().unwrap()).len(), js_len);
+        for format in [ResultFormat::Gemini, ResultFormat::Bedrock] {
+            let m = message(&r, format, capped(750));
+            let sent = if format == ResultFormat::Gemini { &m["functionResponse"]["response"]["output"] } else { &m["toolResult"]["content"][0]["text"] };
+            assert!(sent.as_str().is_some_and(|t| t.starts_with(r#"{"p":[0.0000025,"#) && utf16_len(t) <= 750), "{format:?}: over the cap as JS writes it, sent as text: {m}");
+            let m = message(&r, format, capped(js_len));
+            let sent = if format == ResultFormat::Gemini { &m["functionResponse"]["response"]["output"] } else { &m["toolResult"]["content"][0]["json"] };
+            assert!(sent.is_object(), "{format:?}: {m}");
+        }
+        assert!(crate::content::flatten_result(&r, crate::content::FlattenOptions::default()).starts_with(r#"{"p":[0.0000025,0.0000025,"#));
+        // The other way: 1.2345678901234568e+20 is 21 digits in JS.
+        let r = result(json!({"content":[],"structuredContent":{"n":123456789012345680000.0}}));
+        let m = message(&r, ResultFormat::Gemini, capped(27));
+        assert_eq!(m["functionResponse"]["response"]["output"], json!({"n":123456789012345680000.0}));
+        assert_eq!(crate::content::flatten_result(&r, crate::content::FlattenOptions { max_chars: 27 }), "{\"n\":123456789012345680000}");
     }
 
     /// structuredContent reaches every provider, errors included, unless a text block already is
