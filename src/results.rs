@@ -1376,6 +1376,29 @@ fn no_text(result: &CallToolResult) -> &'static str {
     }
 }
 
+/// An error's text among the media of a Responses output, within `max` units (its parts' text
+/// held to `capped`, `max` less the prefix): `Error: ` before the first item when it is text;
+/// before media, `Error:` alone where text follows them, and where none does the media-error
+/// sentence after `Error: ` (as Ollama's), or the longest shorter form that fits, or nothing
+/// (never toolwire's own words cut).
+fn responses_error_text(parts: &mut Vec<Part>, capped: usize, max: usize) {
+    if let Some(Part::Text(t)) = parts.first_mut() {
+        *t = with_prefix(std::mem::take(t), max);
+        if t.is_empty() {
+            parts.remove(0);
+        }
+        return;
+    }
+    let text = match parts.iter().any(|p| matches!(p, Part::Text(_))) {
+        true if max >= ERROR_PREFIX.trim_end().len() => ERROR_PREFIX.trim_end().owned(),
+        true => with_prefix(String::new(), max),
+        false => with_prefix(error_text(String::new(), parts, capped), max),
+    };
+    if !text.is_empty() {
+        parts.insert(0, Part::Text(text));
+    }
+}
+
 /// What OpenAI's text (and `flattenContent`'s) starts with for an error.
 const ERROR_PREFIX: &str = "Error: ";
 
@@ -1765,8 +1788,9 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
             let has_media = parts.iter().any(|p| !matches!(p, Part::Text(_)));
             let output = if opts.multimodal && has_media {
                 let mut items = Vec::new();
+                let mut parts = parts;
                 if is_error {
-                    items.push(object([("type", string("input_text")), ("text", string("Error:"))]));
+                    responses_error_text(&mut parts, capped.max_chars, opts.max_chars);
                 }
                 for p in parts {
                     items.push(match p {
@@ -2170,7 +2194,8 @@ mod tests {
         assert_eq!(m["toolResult"]["content"][2], json!({"json":{"k":2}}));
         let m = tool_result_message(&call(), &r, ResultFormat::OpenAiResponses, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
         assert_eq!(m["type"], "function_call_output");
-        assert_eq!(m["output"][2]["type"], "input_image");
+        assert_eq!(m["output"][0], json!({"type":"input_text","text":"Error: x"}));
+        assert_eq!(m["output"][1]["type"], "input_image");
     }
 
     /// The marker is within the cap and says how much was shown.
@@ -3054,6 +3079,35 @@ mod tests {
                 assert_eq!(t.is_empty(), max < 5, "{max}: {t:?}");
             }
         }
+        // OpenAI Responses with media (F3, s24e): the media-only error says so as Ollama's does,
+        // within the cap (its shorter forms, or nothing), never a bare `Error:` past it.
+        let image = json!({"type":"input_image","image_url":format!("data:image/png;base64,{PNG}")});
+        let m = message(&r, ResultFormat::OpenAiResponses, multimodal);
+        assert_eq!(m["output"], json!([{"type":"input_text","text":format!("Error: {MEDIA_ERROR}")}, image]));
+        for max in 0..=90 {
+            let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { max_chars: max, ..multimodal });
+            let items = m["output"].as_array().unwrap();
+            assert_eq!(items.last(), Some(&image), "{max}");
+            let texts: Vec<&str> = items.iter().filter_map(|i| i["text"].as_str()).collect();
+            assert_eq!(texts.iter().map(|t| utf16_len(t)).sum::<usize>(), texts.first().map_or(0, |t| utf16_len(t)));
+            let t = texts.first().copied().unwrap_or_default();
+            assert!(utf16_len(t) <= max && (t.is_empty() == (max < 5)), "{max}: {t:?}");
+            assert_eq!(t, message(&r, ResultFormat::Ollama, ResultOptions { max_chars: max, ..multimodal })["content"], "{max}");
+        }
+        // Text after the media: `Error:` before them; text first: `Error: ` before it, one cap over both.
+        let after = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"disk full"}]}));
+        let m = message(&after, ResultFormat::OpenAiResponses, multimodal);
+        assert_eq!(m["output"], json!([{"type":"input_text","text":"Error:"}, image, {"type":"input_text","text":"disk full"}]));
+        let first = result(json!({"isError":true,"content":[{"type":"text","text":"disk full"},{"type":"image","data":PNG,"mimeType":"image/png"}]}));
+        let m = message(&first, ResultFormat::OpenAiResponses, multimodal);
+        assert_eq!(m["output"], json!([{"type":"input_text","text":"Error: disk full"}, image]));
+        for max in 0..=30 {
+            for r in [&after, &first] {
+                let m = message(r, ResultFormat::OpenAiResponses, ResultOptions { max_chars: max, ..multimodal });
+                let units: usize = m["output"].as_array().unwrap().iter().filter_map(|i| i["text"].as_str()).map(utf16_len).sum();
+                assert!(units <= max, "{max}: {m}");
+            }
+        }
         // Text beside the media is the error.
         let r = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"bad"}]}));
         assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["response"], json!({"error":"bad"}));
@@ -3107,12 +3161,13 @@ mod tests {
         let m = message(&error, ResultFormat::Bedrock, ResultOptions { bedrock_status: false, ..ResultOptions::default() });
         assert_eq!(m["toolResult"]["content"][0]["text"], "Error: page failed");
         assert!(m["toolResult"]["content"][1]["image"].is_object(), "{m}");
-        // Gemini's error beside its parts, Responses' `Error:` beside its items: unchanged.
+        // Gemini's error beside its parts, Responses' `Error: ` before its first text: unchanged.
         let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
         let m = message(&error, ResultFormat::Gemini, multimodal);
         assert_eq!(m["functionResponse"]["parts"].as_array().map(Vec::len), Some(3));
         let m = message(&error, ResultFormat::OpenAiResponses, multimodal);
-        assert_eq!(m["output"][2]["type"], "input_image");
+        assert_eq!(m["output"][0], json!({"type":"input_text","text":"Error: page failed"}));
+        assert_eq!(m["output"][1]["type"], "input_image");
         // What an error did not send leaves the request's budget to the results after it.
         let one_image = ResultOptions { max_media_bytes: Some(decode_base64(PNG).len()), ..ResultOptions::default() };
         let image = json!([{"type":"image","data":PNG,"mimeType":"image/png"}]);
