@@ -945,12 +945,16 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
 /**
  * A tool result as text: text blocks verbatim; `[Image: mime (not sent: text only)]`, `[Audio: mime (not sent: text
  * only)]`, `[Resource link: name (uri)]`
- * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
+ * (`name, "title"` with a title other than its name, the title alone where the name is empty; `(uri, mime, size)` with a
+ * MIME type or a `size` in bytes, e.g. `(file:///q3.csv, text/csv, 48.21 MB)`; `: description` after the parenthesis
+ * with a description), an embedded text resource as a
  * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML..., an SVG) decoded under that
  * line in the charset its type declares (UTF-8 without one; `utf-16le`, `utf-16be`, `utf-16` by its byte order mark,
  * `windows-1252`, and `iso-8859-1` and `us-ascii` read as it, as browsers read them; another is `not sent: charset koi8-r not supported`, never garbled), a blob of a media format (an image, a PDF or another document a provider takes) as `[Resource: uri (mime), 12 KB, not sent: text only]`, any other blob (a zip, `application/octet-stream`, a video) as `[Resource: uri (mime), 12 KB, not sent: format not supported]` (a resource with both `text` and `blob`, which MCP does not allow: its text, then its blob so), `[Unsupported content: type]` and
- * the block's JSON on the next line for the rest (a `blob` or `data` string in it past 256 characters written as
- * `"(N characters, not shown)"`: base64 no model reads would fill the cap) (a malformed block too: a field of another type than string, `null` aside, as in `{type:"text", text:{...}}` or a resource whose `uri`, `mimeType`, `text` or `blob`, or a resource link whose `name`, `title`, `description` or `mimeType` is one); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
+ * the block's JSON on the next line for the rest (a `blob` or `data` string in it past 256 characters, UTF-16 units as
+ * `maxChars` counts, written as `"(N characters, not shown)"`, and bytes past 64, a `Buffer` or `Uint8Array` as JSON
+ * writes them or an array of byte values, as `"(N bytes, not shown)"`: base64 and byte values no model reads would fill
+ * the cap; MCP's `data` and `blob` are base64 strings, `buffer.toString("base64")`) (a malformed block too: a field of another type than string, `null` aside, as in `{type:"text", text:{...}}` or a resource whose `uri`, `mimeType`, `text` or `blob`, or a resource link whose `name`, `title`, `description` or `mimeType` is one); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
  * A result without `content` or `structuredContent` whose other fields are all it says (`{isError: true, message: "..."}`)
  * is those fields' JSON as its text (`{"message":"..."}`; `_meta` aside).

@@ -2,8 +2,8 @@
 //!
 //! Text blocks as they are; `image` → `[Image: {mimeType} (not sent: text only)]`; `audio` →
 //! `[Audio: {mimeType} (not sent: text only)]`;
-//! `resource_link` → `[Resource link: {name} ({uri})]`, `({uri}, {mimeType})` when it has a MIME type,
-//! then `: {description}` when it has one; an embedded text resource its text under a header line
+//! `resource_link` → `[Resource link: {name} ({uri})]`, `{name}, "{title}"` with a title,
+//! `({uri}, {mimeType}, {size})` with a MIME type or a size, then `: {description}` when it has one; an embedded text resource its text under a header line
 //! `[Resource: {uri} ({mimeType})]`, an embedded blob of text (`text/*`, JSON, XML...) its text
 //! decoded under that line, any other blob `[Resource: {uri} ({mimeType}), {size}, not sent: {why}]`
 //! (`text only`, `not UTF-8 text`, `invalid base64 data`...), a resource of both (which MCP does
@@ -19,6 +19,7 @@
 use serde_json::Value;
 
 use crate::model::{read_json, CallToolResult, ContentBlock};
+use crate::text::Owned as _;
 
 /// Default cap on flattened text, in UTF-16 code units.
 pub const DEFAULT_MAX_CHARS: usize = 100_000;
@@ -57,14 +58,24 @@ pub fn block_text(block: &ContentBlock) -> String {
         ContentBlock::Image(m) => format!("[Image: {} (not sent: text only)]", or_unknown(&m.mime_type)),
         ContentBlock::Audio(m) => format!("[Audio: {} (not sent: text only)]", or_unknown(&m.mime_type)),
         ContentBlock::ResourceLink(l) => {
-            let name = l.title.as_deref().filter(|t| !t.is_empty()).unwrap_or(&l.name);
-            let mime = l.mime_type.as_deref().filter(|m| !m.is_empty());
+            // The name (MCP's identifier of the resource), and its title where it has another:
+            // `q3.csv, "Q3 sales export"`; the title alone where the name is empty.
+            let title = l.title.as_deref().filter(|t| !t.is_empty() && *t != l.name);
+            let name = match (l.name.is_empty(), title) {
+                (_, None) => l.name.clone(),
+                (true, Some(t)) => t.owned(),
+                (false, Some(t)) => format!("{}, \"{t}\"", l.name),
+            };
+            // The uri, then the MIME type and the size, where given (MCP's `size`, in bytes: a
+            // model reading it knows whether the resource is worth reading).
+            let size = l.extra.get("size").and_then(Value::as_f64).filter(|n| *n >= 0.0 && n.is_finite()).map(|n| crate::results::size_text(n.round() as usize));
             let uri = crate::results::shown_uri(&l.uri);
-            let mut out = match (name.is_empty(), mime) {
-                (true, None) => format!("[Resource link: {uri}"),
-                (true, Some(mime)) => format!("[Resource link: {uri} ({mime})"),
-                (false, None) => format!("[Resource link: {name} ({uri})"),
-                (false, Some(mime)) => format!("[Resource link: {name} ({uri}, {mime})"),
+            let details: Vec<&str> = [l.mime_type.as_deref().filter(|m| !m.is_empty()), size.as_deref()].into_iter().flatten().collect();
+            let mut out = match (name.is_empty(), details.is_empty()) {
+                (true, true) => format!("[Resource link: {uri}"),
+                (true, false) => format!("[Resource link: {uri} ({})", details.join(", ")),
+                (false, true) => format!("[Resource link: {name} ({uri})"),
+                (false, false) => format!("[Resource link: {name} ({uri}, {})", details.join(", ")),
             };
             if let Some(d) = l.description.as_deref().filter(|d| !d.is_empty()) {
                 out.push_str(": ");
@@ -95,21 +106,29 @@ pub fn block_text(block: &ContentBlock) -> String {
 }
 
 /// An unsupported block as the model is shown it: a `blob` or `data` string past 256
-/// characters (base64 bytes no model reads, which would fill the cap and push out the text
-/// after it) written as its length; the rest as it is.
+/// characters (UTF-16 units, as `maxChars` counts: base64 bytes no model reads, which would fill
+/// the cap and push out the text after it) written as its length, and so bytes past 64 (a Buffer
+/// or a Uint8Array as JSON writes them, `{"type":"Buffer","data":[137,...]}` and `{"0":137,...}`,
+/// or an array of byte values: a number each); the rest as it is.
 fn without_payload(v: &Value) -> std::borrow::Cow<'_, Value> {
-    fn payload(k: &str, x: &Value) -> bool {
-        (k == "blob" || k == "data") && x.as_str().is_some_and(|s| s.len() > 256)
+    fn payload(k: &str, x: &Value) -> Option<String> {
+        if k != "blob" && k != "data" {
+            return None;
+        }
+        match x {
+            Value::String(s) if s.len() > 256 && utf16_len(s) > 256 => Some(format!("({} characters, not shown)", utf16_len(s))),
+            x => bytes_len(x).filter(|&n| n > 64).map(|n| format!("({n} bytes, not shown)")),
+        }
     }
     // Where a block's fields are: its own, its `resource`'s (and a few levels more).
     fn has(v: &Value, depth: usize) -> bool {
-        v.as_object().is_some_and(|o| o.iter().any(|(k, x)| payload(k, x) || (depth < 4 && has(x, depth + 1))))
+        v.as_object().is_some_and(|o| o.iter().any(|(k, x)| payload(k, x).is_some() || (depth < 4 && has(x, depth + 1))))
     }
     fn strip(v: &mut Value, depth: usize) {
         let Value::Object(o) = v else { return };
         for (k, x) in o.iter_mut() {
-            if payload(k, x) {
-                *x = Value::String(format!("({} characters, not shown)", x.as_str().map_or(0, str::len)));
+            if let Some(shown) = payload(k, x) {
+                *x = Value::String(shown);
             } else if depth < 4 {
                 strip(x, depth + 1);
             }
@@ -121,6 +140,24 @@ fn without_payload(v: &Value) -> std::borrow::Cow<'_, Value> {
     let mut v = v.clone();
     strip(&mut v, 0);
     std::borrow::Cow::Owned(v)
+}
+
+/// How many bytes `v` is, where it is bytes as JSON writes them: a Node `Buffer`'s
+/// `{"type":"Buffer","data":[...]}`, a typed array's `{"0":...,"1":...}`, or an array of byte
+/// values (integers 0 to 255); `None` for anything else.
+fn bytes_len(v: &Value) -> Option<usize> {
+    let byte = |x: &Value| x.as_u64().is_some_and(|b| b <= 255);
+    match v {
+        Value::Array(items) if !items.is_empty() && items.iter().all(byte) => Some(items.len()),
+        Value::Object(o) if o.len() == 2 && o.get("type").and_then(Value::as_str) == Some("Buffer") => {
+            o.get("data").and_then(Value::as_array).filter(|d| d.iter().all(byte)).map(Vec::len)
+        }
+        Value::Object(o) if !o.is_empty() => {
+            let n = o.len();
+            o.iter().all(|(k, x)| k.parse::<usize>().is_ok_and(|i| i < n && (i == 0 || !k.starts_with('0'))) && byte(x)).then_some(n)
+        }
+        _ => None,
+    }
 }
 
 fn or_unknown(s: &str) -> &str {
@@ -346,6 +383,55 @@ mod tests {
         assert!(text.contains(r#""mimeType":7"#) && text.contains("(4000 characters, not shown)") && !text.contains("QUJD"), "{text}");
         let short = ContentBlock::from_value(serde_json::json!({"type": "image", "data": "QUJD", "mimeType": 7}));
         assert!(block_text(&short).contains(r#""data":"QUJD""#));
+    }
+
+    /// An unknown block's payload is measured in UTF-16 units, as `maxChars` is (F5, s24e): 200
+    /// characters of non-ASCII text are shown, and a hidden string's length is in characters.
+    #[test]
+    fn payload_lengths_are_characters() {
+        let text = "é".repeat(200);
+        let shown = block_text(&ContentBlock::from_value(json!({"type":"future_block","data":text})));
+        assert!(shown.contains(&text), "{shown}");
+        let hidden = block_text(&ContentBlock::from_value(json!({"type":"future_block","blob":"€".repeat(300)})));
+        assert!(hidden.ends_with(r#""blob":"(300 characters, not shown)"}"#), "{hidden}");
+        let pairs = block_text(&ContentBlock::from_value(json!({"type":"future_block","data":"😀".repeat(129)})));
+        assert!(pairs.contains("(258 characters, not shown)"), "{pairs}");
+    }
+
+    /// Bytes as JSON writes a Buffer or a Uint8Array (or an array of byte values) are shown as
+    /// their count, as a long base64 string is (F4, s24e): a number each would fill the cap and
+    /// push out the text after them.
+    #[test]
+    fn byte_payloads_are_not_shown() {
+        let bytes: Vec<u8> = (0..300u32).map(|i| (i % 256) as u8).collect();
+        let uint8: serde_json::Map<String, Value> = bytes.iter().enumerate().map(|(i, b)| (i.to_string(), json!(b))).collect();
+        for data in [json!({"type":"Buffer","data":bytes}), Value::Object(uint8), json!(bytes)] {
+            let b = blocks(json!([{"type":"image","data":data,"mimeType":"image/png"},{"type":"text","text":"IMPORTANT"}]));
+            let out = flatten_content(&b, FlattenOptions::default());
+            assert_eq!(out, "[Unsupported content: image]\n{\"type\":\"image\",\"data\":\"(300 bytes, not shown)\",\"mimeType\":\"image/png\"}\nIMPORTANT");
+            let b = blocks(json!([{"type":"resource","resource":{"uri":"file:///x.bin","blob":data}}]));
+            assert!(flatten_content(&b, FlattenOptions::default()).contains(r#""blob":"(300 bytes, not shown)""#));
+        }
+        // A few bytes, and numbers that are no bytes, as they are.
+        for data in [json!([1, 2, 3]), json!((0..100).map(|i| i * 10).collect::<Vec<_>>()), json!({"0":1,"2":3}), json!({"type":"Buffer","data":[1,2],"x":1})] {
+            let out = block_text(&ContentBlock::from_value(json!({"type":"future","data":data})));
+            assert!(out.contains(&crate::text::to_string(&data)) && !out.contains("not shown"), "{out}");
+        }
+    }
+
+    /// A resource link keeps its name beside its title, and says its size (F6, s24e).
+    #[test]
+    fn resource_links_keep_name_title_and_size() {
+        let link = |v: Value| block_text(&ContentBlock::from_value(v));
+        assert_eq!(
+            link(json!({"type":"resource_link","uri":"file:///exports/q3.csv","name":"q3.csv","title":"Q3 sales export","mimeType":"text/csv","size":48213977})),
+            "[Resource link: q3.csv, \"Q3 sales export\" (file:///exports/q3.csv, text/csv, 48.21 MB)]"
+        );
+        assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"a","title":"a","size":512})), "[Resource link: a (file:///a, 512 bytes)]");
+        assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"","title":"A file","description":"d"})), "[Resource link: A file (file:///a): d]");
+        assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"","size":2048})), "[Resource link: file:///a (2 KB)]");
+        // A size that is no size is not shown.
+        assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"a","size":"big"})), "[Resource link: a (file:///a)]");
     }
 
     #[test]
