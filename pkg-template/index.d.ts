@@ -221,7 +221,10 @@ export interface Limits {
  * options that a function makes no use of is `INVALID_OPTIONS` naming the keys it takes (`options.server is no option
  * of prefixToolName() (its options are naming, separator, prefix, portableNames, provider)`): `server`, `strict`,
  * `geminiMode` and `limits` for `prefixToolName` and `parseToolName` (which takes no `provider` either), `strict`,
- * `geminiMode` and `limits` for {@link toolsSystemPrompt}; read and then ignored, they would say they were done.
+ * `geminiMode` and `limits` for {@link toolsSystemPrompt}, those and `server`, the naming keys and `provider` for
+ * {@link toolResultMessage} and {@link toolResultMessages} (whose provider is their argument), and those and the
+ * options of `toolResultMessage` but `maxChars` (`multimodal`, `imageMessage`...) for {@link flattenContent}; read and
+ * then ignored, they would say they were done.
  * `serverName` and `nameFormat` are no options (`server` and `naming` are): `INVALID_OPTIONS` naming the option.
  * `limits` follows the options it is in: its unknown keys are ignored where theirs are, refused where theirs are.
  * The options of {@link McpClient}, {@link McpHub} (a server's config too), their methods ({@link McpCallOptions},

@@ -361,6 +361,7 @@ pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, 
     let mut opts = FlattenOptions::default();
     refuse_lossy_known(&options, "options", &["maxChars"], Some(&["maxChars"]))?;
     refuse_unknown_keys(&options, "options", &["maxChars"], false)?;
+    crate::wasm::roundtrip::refuse_unused_result_options(&from_js(&options, "options")?, "flattenContent", &["maxChars"])?;
     if let Some(max) = crate::wasm::roundtrip::max_chars_option(&options)? {
         opts.max_chars = max;
     }

@@ -261,23 +261,38 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
 }
 
 /// The keys of `toolResultMessage`'s options.
-const RESULT_KEYS: [&str; 6] = ["maxChars", "maxMediaBytes", "maxImageSide", "imageMessage", "multimodal", "bedrockStatus"];
+pub(crate) const RESULT_KEYS: [&str; 6] = ["maxChars", "maxMediaBytes", "maxImageSide", "imageMessage", "multimodal", "bedrockStatus"];
+
+/// Refuses a key `function` makes no use of among the conversion's (and `provider`, which
+/// `function` takes as an argument, if at all) and `toolResultMessage`'s: read and then ignored, they
+/// would say they were done (a `provider` unlike the argument, `multimodal` given to
+/// `flattenContent`, which sends no media). `INVALID_OPTIONS` naming the keys it takes.
+pub(crate) fn refuse_unused_result_options(options: &Value, function: &str, valid: &[&str]) -> Result<(), Error> {
+    crate::convert::refuse_unused_options(options, function, valid)?;
+    let Some(o) = options.as_object() else { return Ok(()) };
+    match o.iter().find(|(k, v)| !v.is_null() && !valid.contains(&k.as_str()) && RESULT_KEYS.contains(&k.as_str())) {
+        Some((key, _)) => Err(Error::new(ErrorCode::InvalidOptions, format!("options.{key} is no option of {function}() (its options are {})", valid.join(", ")))),
+        None => Ok(()),
+    }
+}
 
 /// The keys of `toolsSystemPrompt`'s options beside the conversion's.
 const PROMPT_KEYS: [&str; 5] = ["locale", "template", "instructions", "provider", "maxSchemaChars"];
 
 /// `toolResultMessage`'s options.
-fn result_options(options: &JsValue) -> Result<ResultOptions, Error> {
+fn result_options(options: &JsValue, function: &str) -> Result<ResultOptions, Error> {
     let mut opts = ResultOptions::default();
     refuse_lossy_known(options, "options", &["maxChars", "maxMediaBytes", "maxImageSide"], Some(&RESULT_KEYS))?;
     refuse_unknown_keys(options, "options", &RESULT_KEYS, false)?;
+    let raw = from_js(options, "options")?;
+    refuse_unused_result_options(&raw, function, &RESULT_KEYS)?;
     if let Some(max) = max_chars_option(options)? {
         opts.max_chars = max;
     }
     opts.max_media_bytes = size_option(options, "maxMediaBytes")?;
     // Pixels past u32 (Infinity among them) are no limit.
     opts.max_image_side = size_option(options, "maxImageSide")?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
-    match from_js(options, "options")? {
+    match raw {
         Value::Null => {}
         Value::Object(o) => {
             for (k, v) in o {
@@ -313,7 +328,7 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
     let call = CallRef::from_value(&from_js(&call, "call")?)?;
     let result = tool_result_param(&result, "result")?;
     let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
-    let opts = result_options(&options)?;
+    let opts = result_options(&options, "toolResultMessage")?;
     message_to_js(&tool_result_message(&call, &result, format, &opts)?, format)
 }
 
@@ -350,7 +365,7 @@ pub fn tool_result_messages_js(calls: JsValue, results: JsValue, provider: JsVal
         .map(|(i, r)| tool_result_param(r, "result").map_err(at("results", i)))
         .collect::<Result<Vec<_>, Error>>()?;
     let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
-    let opts = result_options(&options)?;
+    let opts = result_options(&options, "toolResultMessages")?;
     let messages = tool_result_messages(&calls, &results, format, &opts)?;
     let out = js_sys::Array::new();
     for m in &messages {

@@ -87,6 +87,21 @@ test("flattenContent and toolResultMessage(s): a misspelt key is refused, anothe
   assert.equal(tw.toolResultMessages([call], [result], "openai", { futureOption: 1 }).length, 1);
 });
 
+test("flattenContent and toolResultMessage(s) refuse the options they make no use of (F7, s24e)", async () => {
+  const resultKeys = "maxChars, maxMediaBytes, maxImageSide, imageMessage, multimodal, bedrockStatus";
+  for (const [key, value] of [["provider", "gemini"], ["strict", true], ["limits", { maxDepth: 1 }], ["server", "gh"], ["naming", "bare"], ["geminiMode", "strict"]]) {
+    await refused(() => tw.toolResultMessage(call, result, "anthropic", { [key]: value }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of toolResultMessage\\(\\) \\(its options are ${resultKeys}\\)$`));
+    await refused(() => tw.toolResultMessages([call], [result], "anthropic", { [key]: value }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of toolResultMessages\\(\\)`));
+    await refused(() => tw.flattenContent(result, { [key]: value }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of flattenContent\\(\\) \\(its options are maxChars\\)$`));
+  }
+  for (const [key, value] of [["multimodal", true], ["imageMessage", true], ["bedrockStatus", false], ["maxMediaBytes", 10], ["maxImageSide", 100]]) {
+    await refused(() => tw.flattenContent(result, { maxChars: 50, [key]: value }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of flattenContent\\(\\)`));
+  }
+  // A key given as null or undefined is no key; maxChars is both functions'.
+  assert.equal(tw.flattenContent(result, { maxChars: 50, multimodal: undefined, provider: null }), "sunny and warm");
+  assert.equal(tw.toolResultMessage(call, result, "openai", { maxChars: 50, provider: undefined, strict: null }).content, "sunny and warm");
+});
+
 test("an ignored key is ignored whatever its value (Infinity, NaN, a Map), and a misspelt one is named whatever its value", async () => {
   for (const value of [Infinity, -Infinity, NaN, new Map([["a", 1]]), Promise.resolve(1)]) {
     assert.equal(tw.convertMcpTools(tools, "openai", { strict: true, futureOption: value })[0].function.strict, true);
