@@ -255,7 +255,8 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
         Ok(parsed) => parsed,
         Err(e) => return Some(Err(e)),
     };
-    let note = format!("[structuredContent nests deeper than {} levels: sent as its JSON text]\n{json}", crate::model::MAX_JSON_NESTING);
+    // The result is a level around it: a structure of 400 levels makes the result's 401.
+    let note = format!("[structuredContent nests deeper than {} levels: sent as its JSON text]\n{json}", crate::model::MAX_JSON_NESTING - 1);
     parsed.content.push(ContentBlock::Text(TextContent { text: note, extra: serde_json::Map::new() }));
     Some(Ok(parsed))
 }

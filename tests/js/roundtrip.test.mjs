@@ -431,7 +431,11 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   let deep = {};
   for (let i = 0, cur = deep; i < 2000; i++) cur = cur.a = {};
   const flat = tw.flattenContent({ content: [{ type: "text", text: "deep" }], structuredContent: deep });
-  assert.ok(flat.startsWith('deep\n[structuredContent nests deeper than 400 levels: sent as its JSON text]\n{"a":{"a":'), flat.slice(0, 120));
+  assert.ok(flat.startsWith('deep\n[structuredContent nests deeper than 399 levels: sent as its JSON text]\n{"a":{"a":'), flat.slice(0, 120));
+  // The note says the depth it names: 399 levels are sent as data, 400 (the result around them 401) as text (s24e).
+  const nested = (n) => { const v = {}; for (let i = 1, cur = v; i < n; i++) cur = cur.a = {}; return v; };
+  assert.equal(typeof tw.toolResultMessage(call, { content: [], structuredContent: nested(399) }, "gemini").functionResponse.response.output, "object");
+  assert.match(tw.toolResultMessage(call, { content: [], structuredContent: nested(400) }, "gemini").functionResponse.response.output, /^\[structuredContent nests deeper than 399 levels/);
   assert.match(tw.toolResultMessage(call, { content: [], structuredContent: deep }, "gemini").functionResponse.response.output, /^\[structuredContent nests deeper/);
   // A result of that structuredContent alone is a result too (not refused as empty).
   assert.match(tw.toolResultMessage(call, { structuredContent: deep }, "openai").content, /^\[structuredContent nests deeper/);
