@@ -94,15 +94,20 @@ pub fn block_text(block: &ContentBlock) -> String {
             }
             out
         }
+        ContentBlock::Unknown(Value::Null) => "[Unsupported content: unknown]".owned(),
         ContentBlock::Unknown(v) => {
-            // Its JSON under the line, so that what it holds still reaches the model (cut by the cap).
-            let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
-            match v {
-                Value::Null => format!("[Unsupported content: {kind}]"),
-                v => format!("[Unsupported content: {kind}]\n{}", crate::text::to_string_js(&without_payload(v))),
-            }
+            let (line, json) = unknown_lines(v);
+            format!("{line}\n{}", crate::text::to_string_js(&json))
         }
     }
+}
+
+/// A block of unknown type (or a malformed one) as the model is shown it: a line that says so,
+/// and its JSON under it, so that what it holds still reaches the model (cut by the cap), its
+/// payload shortened ([`without_payload`]).
+pub(crate) fn unknown_lines(v: &Value) -> (String, std::borrow::Cow<'_, Value>) {
+    let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
+    (format!("[Unsupported content: {kind}]"), without_payload(v))
 }
 
 /// An unsupported block as the model is shown it: a `blob` or `data` string past 256
@@ -323,6 +328,26 @@ pub(crate) fn room(max: usize, total: usize) -> (usize, Box<dyn Fn(usize) -> Str
     } else {
         (max, Box::new(|_| String::new()))
     }
+}
+
+/// The byte length and UTF-16 length of the longest prefix of `s` within `max` units, never
+/// inside a character (a surrogate pair), clusters aside.
+pub(crate) fn prefix_chars(s: &str, max: usize) -> (usize, usize) {
+    if s.len() <= max {
+        return (s.len(), utf16_len(s));
+    }
+    let mut units = 0usize;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if !starts_char(b) {
+            continue;
+        }
+        let w = 1 + usize::from(b >= 0xF0);
+        if units + w > max {
+            return (i, units);
+        }
+        units += w;
+    }
+    (s.len(), units)
 }
 
 /// The byte length and UTF-16 length of the longest prefix of `s` within `max` units, never

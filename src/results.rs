@@ -655,12 +655,56 @@ struct Builder<'o> {
     /// An error result for a provider that takes text alone in one
     /// ([`ResultFormat::error_takes_media`]): its images and documents are described.
     text_only_error: bool,
+    /// The most UTF-16 units of text kept: the cap and a little more ([`KEPT_PAST_CAP`]), so that
+    /// a cut under the cap falls in text kept, and can look at the character after it.
+    limit: usize,
+    /// UTF-16 units of text in `parts`.
+    kept: usize,
+    /// UTF-16 units of the text past `limit` (line breaks included), counted, never written: what
+    /// a result of gigabytes needs of memory is then what it holds and the cap (F1, s24e).
+    unkept: usize,
+    /// `parts.len()` when text was last counted in `unkept`.
+    unkept_at: usize,
+}
+
+/// How many UTF-16 units of text past the cap a [`Builder`] keeps.
+const KEPT_PAST_CAP: usize = 16;
+
+/// The pieces a [`Builder`] made, the units of text it counted but did not keep (after the text
+/// of `parts`), and whether text added next would join the text before it.
+struct Built {
+    parts: Vec<Part>,
+    unkept: usize,
+    joins: bool,
+}
+
+impl Built {
+    /// The UTF-16 length of all the text, kept or not.
+    fn units(&self) -> usize {
+        text_units(&self.parts) + self.unkept
+    }
+
+    /// The parts, their text cut to `max` as [`cap_text`] cuts it (`max` under the builder's
+    /// limit, where any text is unkept: the cut falls in what is kept).
+    fn capped(mut self, max: usize) -> Vec<Part> {
+        let total = self.units();
+        cap_text(&mut self.parts, total, max);
+        self.parts
+    }
 }
 
 impl<'o> Builder<'o> {
     fn new(format: Option<ResultFormat>, opts: &'o ResultOptions, parts: Vec<Part>, media: Media) -> Self {
         let first_text = parts.iter().position(|p| matches!(p, Part::Text(_)));
-        Self { format, opts, parts, first_text, media, text_only_error: false }
+        let kept = text_units(&parts);
+        let limit = opts.max_chars.saturating_add(KEPT_PAST_CAP);
+        Self { format, opts, parts, first_text, media, text_only_error: false, limit, kept, unkept: 0, unkept_at: 0 }
+    }
+
+    /// What was built.
+    fn built(mut self) -> (Built, Media) {
+        let joins = self.joins();
+        (Built { parts: self.parts, unkept: self.unkept, joins }, self.media)
     }
 
     /// Why media are not sent in this message although the provider takes them in a result: the
@@ -689,17 +733,73 @@ impl<'o> Builder<'o> {
         }
     }
 
+    /// Whether text added now joins the text before it (after a line break), kept or not.
+    fn joins(&mut self) -> bool {
+        let unkept_last = self.unkept > 0 && (self.detached() || self.parts.len() == self.unkept_at);
+        unkept_last || self.joined().is_some()
+    }
+
     fn text(&mut self, t: String) {
+        self.add(&t, 0);
+    }
+
+    /// Adds `s` and `more` units of text after it that were never written (past the limit),
+    /// joined to the text before it where [`Builder::joined`], else as a part of its own: what
+    /// is within `limit` kept, the rest counted.
+    fn add(&mut self, s: &str, more: usize) {
+        let line_break = usize::from(self.joins());
+        if self.unkept > 0 || self.kept + line_break > self.limit {
+            self.unkept += line_break + utf16_len(s) + more;
+            self.unkept_at = self.parts.len();
+            return;
+        }
+        let (bytes, units) = crate::content::prefix_chars(s, self.limit - self.kept - line_break);
+        let kept = &s[..bytes];
         match self.joined() {
             Some(prev) => {
                 prev.push('\n');
-                prev.push_str(&t);
+                prev.push_str(kept);
             }
             None => {
-                self.parts.push(Part::Text(t));
+                self.parts.push(Part::Text(kept.owned()));
                 self.first_text = self.first_text.or(Some(self.parts.len() - 1));
             }
         }
+        self.kept += line_break + units;
+        let rest = if bytes == s.len() { 0 } else { utf16_len(&s[bytes..]) } + more;
+        if rest > 0 {
+            self.unkept += rest;
+            self.unkept_at = self.parts.len();
+        }
+    }
+
+    /// A block's text ([`block_text`]), of which only what is within the limit is written.
+    fn block(&mut self, block: &ContentBlock) {
+        match block {
+            ContentBlock::Text(t) => self.add(&t.text, 0),
+            ContentBlock::Resource(r) => {
+                let res = &r.resource;
+                self.text(resource_header(&res.uri, res.mime_type.as_deref().unwrap_or("")));
+                if let Some(text) = &res.text {
+                    self.add(text, 0);
+                }
+            }
+            ContentBlock::Unknown(v) if !v.is_null() => {
+                let (line, json) = crate::content::unknown_lines(v);
+                self.text(line);
+                self.json(&json);
+            }
+            other => self.text(block_text(other)),
+        }
+    }
+
+    /// `v` as JSON text (as `JSON.stringify` writes it), of which only what is within the limit
+    /// is written.
+    fn json(&mut self, v: &Value) {
+        let keep = self.limit.saturating_sub(self.kept);
+        let (json, units) = crate::text::to_string_js_within(v, keep);
+        let more = units - utf16_len(&json);
+        self.add(&json, more);
     }
 
     /// An image for the provider, or why it cannot be sent.
@@ -1178,9 +1278,10 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     let content = &result.content;
     let sc = result.structured_content.as_ref();
     // As JavaScript spells its numbers (`0.0000025`, not `2.5e-6`): the structure is sent as the
-    // JS value `JSON.stringify` writes so, and its text is read as that.
-    let json = sc.map(crate::text::to_string_js);
-    let json_len = json.as_deref().map_or(0, utf16_len);
+    // JS value `JSON.stringify` writes so, and its text is read as that. Only what a cap needs
+    // is written (the whole where it fits), with the length of the whole (F1, s24e).
+    let json = sc.map(|sc| crate::text::to_string_js_within(sc, opts.max_chars.saturating_add(KEPT_PAST_CAP)));
+    let json_len = json.as_ref().map_or(0, |(_, units)| *units);
     // An error where the provider takes text alone has no slot but its text.
     let text_only_error = is_error && format.is_some_and(|f| !f.error_takes_media(opts));
     let has_slot = |sc: &&Value| match format {
@@ -1202,7 +1303,8 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     let start = *media;
     // From the media budget as it was: the reservation builds again.
     // `in_slot`: the structure goes as data, and the blocks it makes redundant are left out.
-    let build = |in_slot: bool, skip: Option<usize>, json: Option<String>, media: &mut Media| {
+    // `json`: the text written after the content, and the units of it past what was written.
+    let build = |in_slot: bool, skip: Option<usize>, json: Option<(&str, usize)>, media: &mut Media| {
         *media = start;
         let mut b = Builder::new(format, opts, Vec::new(), start);
         b.text_only_error = text_only_error;
@@ -1217,30 +1319,30 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
                 ContentBlock::Resource(r) => {
                     let res = &r.resource;
                     if res.text.is_some() || res.blob.is_none() {
-                        b.text(block_text(block));
+                        b.block(block);
                     }
                     match res.blob.as_deref() {
                         Some(blob) if res.text.is_none() || !blob.is_empty() => b.blob(res, blob),
                         _ => {}
                     }
                 }
-                other => b.text(block_text(other)),
+                other => b.block(other),
             }
         }
-        if let Some(json) = json {
-            b.text(json);
+        if let Some((json, more)) = json {
+            b.add(json, more);
         }
-        *media = b.media;
-        b.parts
+        let (built, left) = b.built();
+        *media = left;
+        built
     };
     if slot.is_some() {
-        let mut parts = build(true, None, None, media);
+        let built = build(true, None, None, media);
         let room = opts.max_chars - json_len;
         // Where the text must be cut, the structure leaves room for the cut's marker, or it goes
         // as text, cut with the rest: text is never cut without a word.
-        if text_units(&parts) <= room || room >= SHORT_MARKER.len() {
-            cap_text(&mut parts, room);
-            return Body { parts, structured: slot };
+        if built.units() <= room || room >= SHORT_MARKER.len() {
+            return Body { parts: built.capped(room), structured: slot };
         }
     }
     let structured = None;
@@ -1256,46 +1358,46 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     // lost. One that writes a number past a double's digits says more than the JSON, and stays.
     // `skip`: the block the text stands for; `after`: the text goes after the content, in place
     // of that block (rather than the block where it is).
-    let as_text = match repeated.iter().position(|&r| r) {
-        Some(i) => {
-            let block = block_text(&content[i]);
-            match json {
-                Some(json) if utf16_len(&block) > opts.max_chars && json_len <= opts.max_chars && !crate::content::holds_long_number(&content[i]) => {
-                    Some((Some(i), true, json))
-                }
-                _ => Some((Some(i), false, block)),
+    // The text: the JSON (what was written of it, and the units past that), or the block's own.
+    // Only a text block repeats the structure.
+    let repeat = repeated.iter().position(|&r| r).and_then(|i| match &content[i] {
+        ContentBlock::Text(t) => Some((i, t.text.as_str())),
+        _ => None,
+    });
+    let as_text: Option<(Option<usize>, bool, &str, usize)> = match repeat {
+        Some((i, block)) => match &json {
+            Some((json, _)) if utf16_len(block) > opts.max_chars && json_len <= opts.max_chars && !crate::content::holds_long_number(&content[i]) => {
+                Some((Some(i), true, json.as_str(), 0))
             }
-        }
-        None => json.map(|json| (None, true, json)),
+            _ => Some((Some(i), false, block, 0)),
+        },
+        None => json.as_ref().map(|(json, units)| (None, true, json.as_str(), units - utf16_len(json))),
     };
-    let Some((skip, after, text)) = as_text else {
-        let mut parts = build(false, None, None, media);
-        cap_text(&mut parts, opts.max_chars);
+    let Some((skip, after, text, more)) = as_text else {
+        let parts = build(false, None, None, media).capped(opts.max_chars);
         return Body { parts, structured };
     };
     let left_out = skip.filter(|_| after);
-    let mut parts = build(false, left_out, after.then(|| text.clone()), media);
-    let text_len = utf16_len(&text);
-    if text_units(&parts) > opts.max_chars && text_len <= opts.max_chars {
+    let built = build(false, left_out, after.then_some((text, more)), media);
+    let text_len = utf16_len(text) + more;
+    let parts = if built.units() > opts.max_chars && text_len <= opts.max_chars {
         // Over the cap, but the structure fits: it is kept whole, at the end, and the rest of the
         // text has what it leaves (less the line break before it), when that is room for the
         // cut's marker at least; else all is cut where the cap falls, and marked.
-        let mut rest = Builder::new(format, opts, build(false, skip, None, media), *media);
-        let line_break = usize::from(rest.joined().is_some());
+        let rest = build(false, skip, None, media);
+        let line_break = usize::from(rest.joins);
         let room = opts.max_chars.saturating_sub(text_len + line_break);
         if room >= SHORT_MARKER.len() {
-            cap_text(&mut rest.parts, room);
             // Indexed again: the cap may have dropped text.
-            let mut b = Builder::new(format, opts, rest.parts, *media);
-            b.text(text);
-            parts = b.parts;
+            let mut b = Builder::new(format, opts, rest.capped(room), *media);
+            b.text(text.owned());
+            b.parts
         } else {
-            parts = build(false, left_out, after.then(|| text.clone()), media);
-            cap_text(&mut parts, opts.max_chars);
+            build(false, left_out, after.then_some((text, more)), media).capped(opts.max_chars)
         }
     } else {
-        cap_text(&mut parts, opts.max_chars);
-    }
+        built.capped(opts.max_chars)
+    };
     Body { parts, structured }
 }
 
@@ -1406,8 +1508,9 @@ const ERROR_PREFIX: &str = "Error: ";
 /// the text where the cap falls is cut and ends with the marker, which says how much of it all was
 /// shown (alone, without its line break, when nothing of that text is left), and the text after
 /// it is dropped. Images and documents stay: the cap is on text.
-fn cap_text(parts: &mut Vec<Part>, max: usize) {
-    let total = text_units(parts);
+/// `total`: the units of their text, some of them past what they hold where a [`Builder`] left
+/// them unwritten (the cut falls before those).
+fn cap_text(parts: &mut Vec<Part>, total: usize, max: usize) {
     if total <= max {
         return;
     }
@@ -2262,6 +2365,35 @@ mod tests {
         assert_eq!(m["toolResult"]["content"], json!([{"text":cut},{"json":{"k":1}}]));
         let m = message(&r, ResultFormat::Bedrock, capped(107));
         assert_eq!(m["toolResult"]["content"], json!([{"text":"x".repeat(100)},{"json":{"k":1}}]));
+    }
+
+    /// A result far over the cap is flattened without writing more of it than the cap needs (F1,
+    /// s24e: 500 MiB of text and the same as structuredContent ran wasm32 out of memory, a trap):
+    /// the text kept, and its buffers, are about the cap, whatever the result's size; the marker
+    /// counts the whole.
+    #[test]
+    fn a_large_result_is_not_copied_past_the_cap() {
+        let big = "x".repeat(8_000_000);
+        let r = result(json!({"content":[{"type":"text","text":big},{"type":"text","text":"after"},{"type":"hologram","data":{"rows":big}}],"structuredContent":big}));
+        // The text, `after`, the unknown block's line and JSON, the structure's JSON, and the line breaks.
+        let total = 8_000_000 + 1 + 5 + 1 + "[Unsupported content: hologram]\n".len() + r#"{"type":"hologram","data":{"rows":""}}"#.len() + 8_000_000 + 1 + 8_000_002;
+        for is_error in [false, true] {
+            for format in [None, Some(ResultFormat::Anthropic), Some(ResultFormat::OpenAi), Some(ResultFormat::Gemini), Some(ResultFormat::Bedrock)] {
+                for max_chars in [0, 50, 1000] {
+                    let opts = ResultOptions { max_chars, ..ResultOptions::default() };
+                    let Body { parts, .. } = body(&r, format, &opts, is_error, &mut Media::none());
+                    let capacity: usize = parts.iter().map(|p| if let Part::Text(t) = p { t.capacity() } else { 0 }).sum();
+                    assert!(capacity <= 2 * max_chars + 256, "{format:?} {max_chars}: {capacity}");
+                    let text = text_of(&parts);
+                    assert!(utf16_len(&text) <= max_chars, "{format:?} {max_chars}: {text}");
+                    if max_chars == 1000 {
+                        assert!(text.ends_with(&format!(" of {total} characters shown]")), "{format:?}: {}", &text[text.len() - 60..]);
+                    }
+                }
+            }
+        }
+        let flat = flatten(&r, 100);
+        assert!(flat.starts_with("xxxx") && flat.ends_with(&format!(" of {total} characters shown]")) && utf16_len(&flat) <= 100, "{flat}");
     }
 
     /// The structure's JSON is measured and written as `JSON.stringify` writes it (F2, s24e): a

@@ -73,6 +73,103 @@ pub fn to_string_js(v: &Value) -> String {
     into_string(out)
 }
 
+/// [`to_string_js`] of which only the first `keep` UTF-16 units or a little more are written
+/// (all of it when shorter; never past a character), and the UTF-16 length of the whole: what a
+/// cap of fewer than `keep` units needs of a value's JSON, written in memory bounded by `keep`
+/// whatever the value's size.
+pub(crate) fn to_string_js_within(v: &Value, keep: usize) -> (String, usize) {
+    let mut w = Within { out: Vec::new(), kept: 0, keep, done: false, units: 0 };
+    w.value(v);
+    (into_string(w.out), w.units)
+}
+
+/// [`to_string_js_within`]'s writer.
+struct Within {
+    out: Vec<u8>,
+    /// UTF-16 units in `out`.
+    kept: usize,
+    keep: usize,
+    /// Whether `out` ends where it was cut: nothing more is written.
+    done: bool,
+    /// UTF-16 units of the whole JSON.
+    units: usize,
+}
+
+impl Within {
+    /// ASCII text (punctuation, a number, a literal).
+    fn ascii(&mut self, b: &[u8]) {
+        self.units += b.len();
+        if !self.done {
+            self.out.extend_from_slice(b);
+            self.kept += b.len();
+            self.done = self.kept >= self.keep;
+        }
+    }
+
+    fn string(&mut self, s: &str) {
+        // Its quotes, its units and one more for each escape (`\"`), five more for `\u00xx`.
+        let escapes: usize = match needs_escape(s) {
+            false => 0,
+            true => s.bytes().map(|b| match b {
+                b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+                0x00..=0x1f => 5,
+                _ => 0,
+            }).sum(),
+        };
+        let len = crate::content::utf16_len(s);
+        self.units += 2 + len + escapes;
+        if self.done {
+            return;
+        }
+        let at = self.out.len();
+        if self.kept + 2 + len + escapes <= self.keep {
+            write_str(&mut self.out, s);
+            self.kept += 2 + len + escapes;
+            self.done = self.kept >= self.keep;
+            return;
+        }
+        // Cut: a prefix of the string (escaped, each escape whole), without its closing quote.
+        let (bytes, _) = crate::content::prefix_chars(s, self.keep - self.kept);
+        write_str(&mut self.out, &s[..bytes]);
+        self.out.pop();
+        self.kept += self.out.len() - at;
+        self.done = true;
+    }
+
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                self.ascii(b"[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.ascii(b",");
+                    }
+                    self.value(item);
+                }
+                self.ascii(b"]");
+            }
+            Value::Object(map) => {
+                self.ascii(b"{");
+                for (i, (k, x)) in map.iter().enumerate() {
+                    if i > 0 {
+                        self.ascii(b",");
+                    }
+                    self.string(k);
+                    self.ascii(b":");
+                    self.value(x);
+                }
+                self.ascii(b"}");
+            }
+            other => {
+                let mut buf = Vec::new();
+                write_value_js(&mut buf, other);
+                self.ascii(&buf);
+            }
+        }
+    }
+}
+
 /// [`to_string_js`] appended to `out`.
 pub(crate) fn write_value_js(out: &mut Vec<u8>, v: &Value) {
     write_value_as::<true>(out, v);
@@ -655,6 +752,32 @@ mod tests {
         // Everything but numbers as `to_string` writes it.
         let v = json!({"s": "a\"b\u{1b}", "n": null, "b": [true, false]});
         assert_eq!(super::to_string_js(&v), super::to_string(&v));
+    }
+
+    /// A value's JSON cut past `keep` units is a prefix of it, of `keep` units at least, in a
+    /// buffer of about that much (F1, s24e), and its whole length is counted.
+    #[test]
+    fn to_string_js_within_is_a_prefix_and_the_length() {
+        let values = [
+            json!({"a": [1, 2.5, 0.0000025, 1e21, -0.0, null, true, false], "b\n\"": "x\u{1}\t\\é😀".repeat(40), "c": {"d": ["é".repeat(300)]}}),
+            json!("x".repeat(1000)),
+            json!([]),
+            json!(12345678901234567890u64),
+        ];
+        for v in &values {
+            let whole = to_string_js(v);
+            let len = crate::content::utf16_len(&whole);
+            for keep in [0, 1, 2, 5, 17, 50, 64, 100, 333, 1000, 5000] {
+                let (kept, units) = to_string_js_within(v, keep);
+                assert_eq!(units, len, "{whole}");
+                assert!(whole.starts_with(&kept), "{keep}: {kept}");
+                let kept_len = crate::content::utf16_len(&kept);
+                // At least `keep` (all, if shorter), and past it by a token, or by the escapes of
+                // what was cut (`\u0001` for one unit), at most.
+                assert!(kept_len >= keep.min(len) && kept_len <= 6 * keep + 24, "{keep}: {kept_len} of {len}");
+                assert!(kept.capacity() < 8 * keep + 64, "{keep}: {}", kept.capacity());
+            }
+        }
     }
 
     /// A value written into a buffer sized for it is the same text, and a large string's buffer
