@@ -1102,7 +1102,8 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  *   one with a piece that cannot be placed, its `jsonPath` not one value's, or an index more than 16 past an array's
  *   end, or a path through a value of another kind, has `error` `INVALID_ARGUMENTS` naming the piece);
  * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
- *   (`message.content`).
+ *   (`message.content`). A system tool's `toolUse` (`type: "server_tool_use"`: Nova's `nova_grounding`...), which
+ *   Bedrock ran itself and answered in the same turn, is no call, as an Anthropic `server_tool_use` block is none.
  *
  * `undefined` or `null` gives `[]`, for every provider: it is what the part an SDK hands out is when the model called
  * no tool (`message.tool_calls`, `response.functionCalls`).
@@ -1129,7 +1130,7 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * this one's (an Anthropic message parsed as `"openai"`: the fields they share let it past), with `looksLike`
  * naming that provider (`"Anthropic"`), rather than `[]`. So does a field the calls are read by that is of the wrong type (`choices`,
  * `tool_calls`, `output`, `content`, `candidates`, `parts` not an array; `message`, `function`, `functionCall`,
- * `toolUse` not an object; a call's id or name not a string; `status`, `finishReason`, `stopReason` not a string; an
+ * `toolUse` not an object; a call's id or name (or a Bedrock `toolUse.type`) not a string; `status`, `finishReason`, `stopReason` not a string; an
  * OpenAI or Ollama call with `args`, `input` or `parameters` but no `arguments`, as LangChain's `{name, args, id}`;
  * a Chat message's or delta's legacy `function_call`, the `functions` API's call, which is not read;
  * a stream event: a Chat chunk, a Responses `response.*` event, an Anthropic `message_start`,
@@ -1298,7 +1299,12 @@ export type GeminiModelContent = {
 export type BedrockAssistantBlock =
   | { reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: Uint8Array } }
   | { text: string }
-  | { toolUse: { toolUseId: string; name: string; input: JsonObject } };
+  /** Text the model cited sources for (`citation` deltas of a stream), as the Converse response gives it. */
+  | { citationsContent: { content: { text: string }[]; citations: ProviderDefined[] } }
+  /** `type: "server_tool_use"`: a system tool's use (Nova's `nova_grounding`...), run by Bedrock; no call. */
+  | { toolUse: { toolUseId: string; name: string; input: JsonObject; type?: ProviderDefined } }
+  /** What a system tool returned, for the `toolUse` of `toolUseId` (`type`: the tool's). */
+  | { toolResult: { toolUseId: string; content: ProviderDefined[]; type?: string; status?: ProviderDefined } };
 
 /** Bedrock Converse: the model's turn, a `Message`. */
 export type BedrockAssistantMessage = {
@@ -1493,8 +1499,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * the conversation before the tool results. Everything the provider wants back is kept: Anthropic's `thinking`
    * blocks with their `signature` and `redacted_thinking` blocks, Responses' `reasoning` items (with
    * `encrypted_content` when asked for), Gemini's `thought` parts and each `thoughtSignature` on its part, Bedrock's
-   * `reasoningContent`. Names and arguments are the provider's, as the model sent them (not mapped through the name
-   * map), but for `openai` names Chat Completions refuses in a history (below):
+   * `reasoningContent`, a system tool's `toolResult` and cited text. Names and arguments are the provider's, as the
+   * model sent them (not mapped through the name map), but for `openai` names Chat Completions refuses in a history
+   * (below):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
    *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
    *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came), with any other key of a call's deltas as sent (Gemini's
@@ -1522,7 +1529,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * - `gemini`, `vertex`: `{role: "model", parts: [...]}` of the first candidate, text streamed in pieces put
    *   together again (thoughts apart, a signature on the text it ends), a call streamed over several parts as one;
    * - `bedrock`: `{role: "assistant", content: [...]}`: `reasoningContent` (`reasoningText` with `signature`, or
-   *   `redactedContent` as a `Uint8Array`), `text`, `toolUse`.
+   *   `redactedContent` as a `Uint8Array`), `text`, or `citationsContent: {content: [{text}], citations}` for text
+   *   with `citation` deltas, `toolUse` (a system tool's, `type: "server_tool_use"`, is no call: Bedrock ran it),
+   *   and that system tool's `toolResult` (`toolUseId`, `type`, `status`, `content` from its deltas).
    *
    * A text block of white space at most (one started and never written to) is left out for Anthropic and Bedrock,
    * which refuse it. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or

@@ -490,7 +490,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                 match message.get("content").and_then(Value::as_array) {
                     Some(content) => {
                         calls.extend(content.iter().filter_map(|b| bedrock_call(b, map)));
-                        cut_last_block(content, out_of_tokens(item.get("stopReason")), &mut calls, |b| b.get("toolUse").is_some());
+                        cut_last_block(content, out_of_tokens(item.get("stopReason")), &mut calls, |b| b.get("toolUse").is_some_and(|tu| !server_tool_use(tu)));
                     }
                     None => calls.extend(bedrock_call(item, map)),
                 }
@@ -720,8 +720,15 @@ fn anthropic_call(block: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
 }
 
 fn bedrock_call(block: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
-    let tu = block.get("toolUse")?;
+    let tu = block.get("toolUse").filter(|tu| !server_tool_use(tu))?;
     Some(resolve(str_of(tu, "toolUseId"), str_of(tu, "name").unwrap_or_default(), args_of(tu.get("input")), map))
+}
+
+/// Whether a Bedrock `toolUse` is a system tool's (`type: "server_tool_use"`: Nova's
+/// `nova_grounding`, `nova_code_interpreter`), which Bedrock runs itself, its `toolResult` after
+/// it in the same turn: no call for the client, as Anthropic's `server_tool_use` is none.
+fn server_tool_use(tu: &Value) -> bool {
+    tu.get("type").and_then(Value::as_str) == Some("server_tool_use")
 }
 
 /// One step of a JSON path.
@@ -2178,7 +2185,9 @@ impl Accumulator {
     ///   (arguments streamed in parts put together), other parts as sent.
     /// * Bedrock: `{role: "assistant", content: [...]}` in index order: `reasoningContent`
     ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text` (but one of
-    ///   white space at most, which Bedrock refuses), `toolUse`.
+    ///   white space at most, which Bedrock refuses; `citationsContent` when `citation` deltas
+    ///   came for it), `toolUse` (a system tool's, `type: "server_tool_use"`, is no call), and a
+    ///   system tool's `toolResult`, its content from its deltas.
     ///
     /// A turn with nothing in it (the model sent no text and no call) is `content: []`,
     /// `parts: []`, `[]`, or Chat's `content: null` without `tool_calls`: not for the
@@ -2887,8 +2896,13 @@ impl Accumulator {
         // ConverseStream events, keyed by their event type as the AWS SDK yields them.
         if let Some(start) = ev.get("contentBlockStart") {
             let idx = start.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
-            if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).filter(|t| t.is_object()) {
+            // A block the turn reads (a tool use, a server tool's `toolResult`) ends a call still
+            // open at its index, as the turn puts it after the call.
+            let start = start.get("start");
+            if ["toolUse", "toolResult"].iter().any(|k| start.and_then(|s| s.get(*k)).is_some_and(Value::is_object)) {
                 self.block_started(idx, map, out);
+            }
+            if let Some(tu) = start.and_then(|s| s.get("toolUse")).filter(|t| t.is_object() && !server_tool_use(t)) {
                 let Some(p) = self.open.entry((0, idx)) else { return };
                 p.id = str_of(tu, "toolUseId");
                 p.name = str_of(tu, "name").unwrap_or_default();
@@ -3122,6 +3136,49 @@ mod tests {
             assert_eq!(calls.len(), 1, "only tool_use is the client's to call: {input}");
             assert_eq!((calls[0].id.as_deref(), &calls[0].arguments), (Some("call_1"), &json!({"a":1})));
         }
+    }
+
+    #[test]
+    fn a_bedrock_system_tools_use_is_no_call() {
+        // Nova's nova_grounding, run by Bedrock (`type: "server_tool_use"`), its toolResult after
+        // it in the turn (F1, s24a): no call to run and answer, with a name map or without, in a
+        // response or a stream; the client's toolUse beside it is.
+        let server = json!({"toolUse":{"toolUseId":"tooluse_srv1","name":"nova_grounding","input":{"query":"weather"},"type":"server_tool_use"}});
+        let result = json!({"toolResult":{"toolUseId":"tooluse_srv1","content":[{"json":{"results":[1]}}],"status":"success","type":"nova_grounding"}});
+        let client = json!({"toolUse":{"toolUseId":"tooluse_1","name":"mcp__gh__create_issue","input":{"title":"x"}}});
+        let response = json!({"output":{"message":{"role":"assistant","content":[server, result, client]}},"stopReason":"tool_use"});
+        for m in [None, Some(map())] {
+            let calls = parse_tool_calls(&response, CallFormat::Bedrock, m.as_ref()).unwrap();
+            assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.error.is_none())).collect::<Vec<_>>(), [(Some("tooluse_1"), true)]);
+            assert!(parse_tool_calls(&server, CallFormat::Bedrock, m.as_ref()).unwrap().is_empty());
+        }
+        // A turn cut by max_tokens after the system tool's use: the client's call before it stands.
+        let cut = json!({"output":{"message":{"role":"assistant","content":[client, server]}},"stopReason":"max_tokens"});
+        let calls = parse_tool_calls(&cut, CallFormat::Bedrock, None).unwrap();
+        assert_eq!((calls.len(), calls[0].error.is_none()), (1, true));
+        // `type` is read: one not a string is refused, as an id's is.
+        let e = parse_tool_calls(&json!({"toolUse":{"toolUseId":"t","name":"n","input":{},"type":1}}), CallFormat::Bedrock, None).unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("/toolUse/type"));
+        // ConverseStream: the system tool's block streams its input and stops; no call, even at
+        // `end_turn`.
+        let mut acc = Accumulator::new(CallFormat::Bedrock);
+        let mut calls = Vec::new();
+        for ev in [
+            json!({"messageStart":{"role":"assistant"}}),
+            json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tooluse_srv1","name":"nova_grounding","type":"server_tool_use"}}}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"query\":\"weather\"}"}}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":0}}),
+            json!({"contentBlockStart":{"contentBlockIndex":1,"start":{"toolResult":{"toolUseId":"tooluse_srv1","type":"nova_grounding","status":"success"}}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":1}}),
+            json!({"contentBlockStart":{"contentBlockIndex":2,"start":{"toolUse":{"toolUseId":"tooluse_1","name":"mcp__gh__create_issue"}}}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":2,"delta":{"toolUse":{"input":"{}"}}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":2}}),
+            json!({"messageStop":{"stopReason":"end_turn"}}),
+        ] {
+            calls.extend(push(&mut acc, &ev, Some(&map())));
+        }
+        calls.extend(acc.finish(Some(&map())).unwrap());
+        assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.tool.as_str())).collect::<Vec<_>>(), [(Some("tooluse_1"), "create_issue")]);
     }
 
     #[test]

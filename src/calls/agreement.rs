@@ -46,7 +46,8 @@ fn listed(format: CallFormat, message: &Value) -> Vec<Listed> {
             CallFormat::OpenAi | CallFormat::Ollama => out.push(call("/id", "/function/name", "/function/arguments")),
             CallFormat::OpenAiResponses if p["type"] == "function_call" => out.push(call("/call_id", "/name", "/arguments")),
             CallFormat::Anthropic if p["type"] == "tool_use" => out.push(call("/id", "/name", "/input")),
-            CallFormat::Bedrock if p.get("toolUse").is_some() => out.push(call("/toolUse/toolUseId", "/toolUse/name", "/toolUse/input")),
+            // A system tool's use (`type: "server_tool_use"`) is Bedrock's, no call.
+            CallFormat::Bedrock if p.get("toolUse").is_some_and(|tu| tu["type"] != "server_tool_use") => out.push(call("/toolUse/toolUseId", "/toolUse/name", "/toolUse/input")),
             CallFormat::Gemini if p.get("functionCall").is_some() => {
                 out.push(Listed { signature: text(p, "/thoughtSignature"), ..call("/functionCall/id", "/functionCall/name", "/functionCall/args") })
             }
@@ -403,7 +404,13 @@ mod any_stream {
                             ("toolUseId", some(d, json!(pick(d / 4, &["tooluse_1", "tooluse_2", "tooluse_3"])))),
                             ("name", some(c / 8, json!(pick(c / 32, &["t", "u", ""])))),
                             ("input", (c % 7 == 0).then(|| json!({"b": 1}))),
+                            // A system tool's use, run by Bedrock: no call.
+                            ("type", (d % 5 == 0).then(|| json!("server_tool_use"))),
                         ]);
+                        // Its result, a block of its own.
+                        if b % 7 == 0 {
+                            return json!({"contentBlockStart": {"contentBlockIndex": index, "start": {"toolResult": {"toolUseId": "tooluse_1", "status": "success"}}}});
+                        }
                         json!({"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": tool_use}}})
                     }
                     2 | 3 => json!({"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": pick(c, PIECES)}}}}),

@@ -380,7 +380,7 @@ impl Check {
     }
 
     fn bedrock_block(&self, b: &Value, at: &Path<'_>) -> Checked {
-        self.object(b, "toolUse", at, |c, tu, at| c.texts(tu, &["toolUseId", "name"], at)).map(drop)
+        self.object(b, "toolUse", at, |c, tu, at| c.texts(tu, &["toolUseId", "name", "type"], at)).map(drop)
     }
 
     fn bedrock_event(&self, ev: &Value, at: &Path<'_>) -> Checked {

@@ -2,8 +2,9 @@
 //! [`Accumulator`](super::Accumulator) reads: what an app appends to the conversation before the
 //! tool results. Everything the provider wants back is kept as it came: Anthropic's thinking and
 //! redacted thinking blocks with their signatures, Responses' reasoning items, Gemini's thought
-//! parts and thought signatures, Bedrock's reasoning content. Names and arguments are the
-//! provider's, as the model sent them (not mapped through the name map).
+//! parts and thought signatures, Bedrock's reasoning content, system tools' results and
+//! citations. Names and arguments are the provider's, as the model sent them (not mapped through
+//! the name map).
 
 use std::collections::HashMap;
 
@@ -43,6 +44,9 @@ struct Part {
     args: Option<String>,
     /// Bedrock `redactedContent`, as bytes (given as base64, or as a `Uint8Array` through JSON).
     bytes: Option<Vec<u8>>,
+    /// Bedrock: the citations streamed onto a text block (`citation` deltas), which make it a
+    /// `citationsContent` block, as the Converse response has it.
+    citations: Option<Vec<Value>>,
     /// A call's part (Anthropic's `tool_use`, Bedrock's `toolUse`, Responses' `function_call`):
     /// not replaced ([`Key`]).
     call: bool,
@@ -300,11 +304,12 @@ impl Turn {
     }
 
     /// Sets the part at position `pos` to `value`, in place of what was there; after it when it is
-    /// a call's ([`Key`]).
+    /// a call's ([`Key`]), or a block that stopped (Anthropic, Bedrock: whole, as its deltas after
+    /// the stop go on a new one, [`Turn::block`]).
     fn put(&mut self, pos: u64, value: Value) -> Option<&mut Part> {
         self.held += size(&value);
         let key = match self.latest(pos) {
-            Some(i) if self.parts[i].1.call => (pos, self.parts[i].0 .1 + 1),
+            Some(i) if self.parts[i].1.call || self.parts[i].1.stopped => (pos, self.parts[i].0 .1 + 1),
             Some(i) => self.parts[i].0,
             None => (pos, 0),
         };
@@ -775,17 +780,27 @@ impl Turn {
     }
 
     /// Bedrock ConverseStream: each content block by its index (`contentBlockStart` for a tool
-    /// use, deltas for text and reasoning), until its `contentBlockStop`.
+    /// use and a server tool's result, deltas for text, citations, reasoning and that result's
+    /// content), until its `contentBlockStop`.
     fn bedrock(&mut self, ev: &Value) {
         let index = |v: &Value| v.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
         let Some(delta) = ev.get("contentBlockDelta") else {
             if let Some(start) = ev.get("contentBlockStart") {
-                if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).and_then(Value::as_object) {
+                let block = |k: &str| start.get("start").and_then(|s| s.get(k)).and_then(Value::as_object);
+                if let Some(tu) = block("toolUse") {
                     let mut tu = tu.clone();
                     tu.entry("input").or_insert_with(|| Value::Object(Map::new()));
+                    // A system tool's use (`type: "server_tool_use"`) is kept, its input read in,
+                    // but it is no call: Bedrock ran it, and its `toolResult` follows.
+                    let call = !tu.get("type").is_some_and(|t| t == "server_tool_use");
                     if let Some(p) = self.put(index(start), object([("toolUse", Value::Object(tu))])) {
-                        p.call = true;
+                        p.call = call;
                     }
+                } else if let Some(tr) = block("toolResult") {
+                    // A system tool's result (`toolUseId`, `type`, `status`), its content streamed.
+                    let mut tr = tr.clone();
+                    tr.entry("content").or_insert_with(|| Value::Array(Vec::new()));
+                    self.put(index(start), object([("toolResult", Value::Object(tr))]));
                 }
             } else if let Some(stop) = ev.get("contentBlockStop") {
                 self.stop(index(stop));
@@ -798,6 +813,24 @@ impl Turn {
             self.append_new(key, || object([("text", string(""))]), &["text"], text);
         } else if let Some(input) = d.get("toolUse").and_then(|t| t.get("input")).and_then(Value::as_str) {
             self.append_args(key, &["toolUse", "input"], input);
+        } else if let Some(items) = d.get("toolResult").and_then(Value::as_array) {
+            // Content items (`{text}`, `{json}`) of the result started at the index, in order.
+            self.held += items.iter().map(size).sum::<usize>();
+            let content = self.get(key).and_then(|p| p.value.get_mut("toolResult")).and_then(|tr| value_at(tr, &["content"]));
+            if let Some(content) = content {
+                if !content.is_array() {
+                    *content = Value::Array(Vec::new());
+                }
+                if let Value::Array(content) = content {
+                    content.extend(items.iter().cloned());
+                }
+            }
+        } else if let Some(c) = d.get("citation").filter(|c| c.is_object()) {
+            // A citation of the text at the index: each delta one, as the Converse response lists them.
+            self.held += size(c);
+            if let Some(p) = self.part(key, || object([("text", string(""))])).filter(|p| p.value.get("text").is_some()) {
+                p.citations.get_or_insert_with(Vec::new).push(c.clone());
+            }
         } else if let Some(r) = d.get("reasoningContent") {
             if let Some(text) = r.get("text").and_then(Value::as_str) {
                 self.append_new(key, reasoning, &["reasoningContent", "reasoningText", "text"], text);
@@ -865,7 +898,7 @@ impl Part {
 
     /// A text block (Anthropic's, Bedrock's) of white space at most, without citations.
     fn blank_text(&self) -> bool {
-        let Some(o) = self.value.as_object() else { return false };
+        let Some(o) = self.value.as_object().filter(|_| self.citations.is_none()) else { return false };
         o.get("text").and_then(Value::as_str).is_some_and(|t| t.trim().is_empty())
             && o.iter().all(|(k, v)| match k.as_str() {
                 "text" => true,
@@ -891,6 +924,13 @@ impl Part {
         if let Some(bytes) = &self.bytes {
             if let Some(slot) = value_at(&mut v, &["reasoningContent", "redactedContent"]) {
                 *slot = Value::String(crate::protocol::headers::base64(bytes));
+            }
+        }
+        // Bedrock's cited text: `{citationsContent: {content: [{text}], citations}}`.
+        if let Some(citations) = &self.citations {
+            if let Some(text) = v.get_mut("text").map(Value::take) {
+                let content = Value::Array(vec![object([("text", text)])]);
+                v = object([("citationsContent", object([("content", content), ("citations", Value::Array(citations.clone()))]))]);
             }
         }
         v
@@ -1300,6 +1340,49 @@ mod tests {
         let mut sdk = events.to_vec();
         sdk[5] = delta(1, json!({"reasoningContent":{"redactedContent":{"0":114,"1":101,"2":100,"3":97,"4":99,"5":116,"6":101,"7":100}}}));
         assert_eq!(run(CallFormat::Bedrock, &sdk, None).1, expected);
+    }
+
+    #[test]
+    fn a_bedrock_turn_keeps_a_system_tools_use_its_result_and_the_citations() {
+        // Nova's web grounding in ConverseStream's events (the AWS SDK's `ContentBlockStart.
+        // toolResult`, `ContentBlockDelta.toolResult` and `.citation`; F1, F2 of s24a): the turn
+        // is what Bedrock sent, the system tool's use no call.
+        let delta = |i: u64, d: Value| json!({"contentBlockDelta":{"contentBlockIndex":i,"delta":d}});
+        let start = |i: u64, s: Value| json!({"contentBlockStart":{"contentBlockIndex":i,"start":s}});
+        let stop = |i: u64| json!({"contentBlockStop":{"contentBlockIndex":i}});
+        let citation = json!({"title":"W","source":"https://w","sourceContent":[{"text":"sunny"}],"location":{"web":{"url":"https://w","domain":"w"}}});
+        let events = [
+            json!({"messageStart":{"role":"assistant"}}),
+            start(0, json!({"toolUse":{"toolUseId":"tooluse_srv1","name":"nova_grounding","type":"server_tool_use"}})),
+            delta(0, json!({"toolUse":{"input":"{\"query\":"}})),
+            delta(0, json!({"toolUse":{"input":"\"weather\"}"}})),
+            stop(0),
+            start(1, json!({"toolResult":{"toolUseId":"tooluse_srv1","type":"nova_grounding","status":"success"}})),
+            delta(1, json!({"toolResult":[{"json":{"results":[{"url":"https://w"}]}}]})),
+            delta(1, json!({"toolResult":[{"text":"more"}]})),
+            stop(1),
+            delta(2, json!({"text":"It is "})),
+            delta(2, json!({"citation":citation})),
+            delta(2, json!({"text":"sunny."})),
+            stop(2),
+            delta(3, json!({"text":"Done."})),
+            stop(3),
+            json!({"messageStop":{"stopReason":"end_turn"}}),
+        ];
+        let (calls, message) = run(CallFormat::Bedrock, &events, None);
+        assert!(calls.is_empty(), "{calls:?}");
+        assert_eq!(message, json!({"role":"assistant","content":[
+            {"toolUse":{"toolUseId":"tooluse_srv1","name":"nova_grounding","type":"server_tool_use","input":{"query":"weather"}}},
+            {"toolResult":{"toolUseId":"tooluse_srv1","type":"nova_grounding","status":"success","content":[{"json":{"results":[{"url":"https://w"}]}},{"text":"more"}]}},
+            {"citationsContent":{"content":[{"text":"It is sunny."}],"citations":[citation]}},
+            {"text":"Done."}
+        ]}));
+        // A system tool's use is a block as any other: one started at its index after it stopped
+        // goes after it; so does a text block stopped (it was replaced).
+        let (_, message) = run(CallFormat::Bedrock, &[events[1].clone(), stop(0), start(0, json!({"toolResult":{"toolUseId":"tooluse_srv1"}})), stop(0)], None);
+        assert_eq!(message["content"].as_array().map(Vec::len), Some(2));
+        let (_, message) = run(CallFormat::Bedrock, &[delta(0, json!({"text":"Hi."})), stop(0), start(0, json!({"toolUse":{"toolUseId":"t1","name":"t"}}))], None);
+        assert_eq!(message["content"], json!([{"text":"Hi."},{"toolUse":{"toolUseId":"t1","name":"t","input":{}}}]));
     }
 
     #[test]
