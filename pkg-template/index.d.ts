@@ -1500,8 +1500,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * blocks with their `signature` and `redacted_thinking` blocks, Responses' `reasoning` items (with
    * `encrypted_content` when asked for), Gemini's `thought` parts and each `thoughtSignature` on its part, Bedrock's
    * `reasoningContent`, a system tool's `toolResult` and cited text. Names and arguments are the provider's, as the
-   * model sent them (not mapped through the name map), but for `openai` names Chat Completions refuses in a history
-   * (below):
+   * model sent them (not mapped through the name map), but for `openai` and `bedrock` names the API refuses in a
+   * history (below):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
    *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
    *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came), with any other key of a call's deltas as sent (Gemini's
@@ -1531,7 +1531,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * - `bedrock`: `{role: "assistant", content: [...]}`: `reasoningContent` (`reasoningText` with `signature`, or
    *   `redactedContent` as a `Uint8Array`), `text`, or `citationsContent: {content: [{text}], citations}` for text
    *   with `citation` deltas, `toolUse` (a system tool's, `type: "server_tool_use"`, is no call: Bedrock ran it),
-   *   and that system tool's `toolResult` (`toolUseId`, `type`, `status`, `content` from its deltas).
+   *   and that system tool's `toolResult` (`toolUseId`, `type`, `status`, `content` from its deltas). A call's
+   *   name Bedrock refuses in a history (`^[a-zA-Z0-9_-]{1,64}$`: every later request would fail) is listed as for
+   *   `openai`, under its id (`functions.read_file` is `read_file`, `$READFILE` is `_READFILE`).
    *
    * A text block of white space at most (one started and never written to) is left out for Anthropic and Bedrock,
    * which refuse it. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or

@@ -2187,7 +2187,8 @@ impl Accumulator {
     ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text` (but one of
     ///   white space at most, which Bedrock refuses; `citationsContent` when `citation` deltas
     ///   came for it), `toolUse` (a system tool's, `type: "server_tool_use"`, is no call), and a
-    ///   system tool's `toolResult`, its content from its deltas.
+    ///   system tool's `toolResult`, its content from its deltas. A call's name Bedrock refuses in
+    ///   a history is listed under one it takes, with its id, as Chat's ([`parallel::turn_name`]).
     ///
     /// A turn with nothing in it (the model sent no text and no call) is `content: []`,
     /// `parts: []`, `[]`, or Chat's `content: null` without `tool_calls`: not for the

@@ -62,9 +62,10 @@ fn listed(format: CallFormat, message: &Value) -> Vec<Listed> {
 /// provider wants an object, Gemini's arguments so far, the empty text of a call the stream was
 /// cut right after).
 fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
-    // Chat's turn gives a name Chat refuses in a history as one it takes (Ollama's, as sent).
+    // Chat's and Bedrock's turns give a name they refuse in a history as one they take (Ollama's,
+    // as sent).
     let name = match format {
-        CallFormat::OpenAi => super::parallel::turn_name(&call.provider_name),
+        CallFormat::OpenAi | CallFormat::Bedrock => super::parallel::turn_name(&call.provider_name),
         _ => call.provider_name.as_str().into(),
     };
     if call.id != listed.id || name != listed.name {
@@ -402,7 +403,7 @@ mod any_stream {
                     0 | 1 => {
                         let tool_use = object(&[
                             ("toolUseId", some(d, json!(pick(d / 4, &["tooluse_1", "tooluse_2", "tooluse_3"])))),
-                            ("name", some(c / 8, json!(pick(c / 32, &["t", "u", ""])))),
+                            ("name", some(c / 8, json!(pick(c / 32, &["t", "u", "", "functions.t"])))),
                             ("input", (c % 7 == 0).then(|| json!({"b": 1}))),
                             // A system tool's use, run by Bedrock: no call.
                             ("type", (d % 5 == 0).then(|| json!("server_tool_use"))),

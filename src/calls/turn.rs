@@ -4,7 +4,7 @@
 //! redacted thinking blocks with their signatures, Responses' reasoning items, Gemini's thought
 //! parts and thought signatures, Bedrock's reasoning content, system tools' results and
 //! citations. Names and arguments are the provider's, as the model sent them (not mapped through
-//! the name map).
+//! the name map), but a call's name that OpenAI Chat or Bedrock refuses in a history.
 
 use std::collections::HashMap;
 
@@ -882,7 +882,23 @@ impl Turn {
             CallFormat::OpenAiResponses => Value::Array(parts(&[], true)),
             CallFormat::Anthropic => object([("role", string("assistant")), ("content", Value::Array(parts(&["input"], false)))]),
             CallFormat::Gemini => object([("role", string("model")), ("parts", Value::Array(parts(&[], true)))]),
-            CallFormat::Bedrock => object([("role", string("assistant")), ("content", Value::Array(parts(&["toolUse", "input"], false)))]),
+            CallFormat::Bedrock => {
+                // A call's name Bedrock refuses in a history (`^[a-zA-Z0-9_-]{1,64}$`, or every
+                // later request fails) is listed under one it takes, with the call's id, which its
+                // result answers: as Chat's are ([`super::parallel::turn_name`]).
+                let content = self.parts.iter().filter(|(_, p)| !p.blank_text()).map(|(_, p)| {
+                    let mut v = p.made(&["toolUse", "input"]);
+                    // (One without a name: `unnamed_tool`.)
+                    if let Some(tu) = v.get_mut("toolUse").and_then(Value::as_object_mut).filter(|_| p.call) {
+                        let name = tu.get("name").and_then(Value::as_str).unwrap_or_default();
+                        if let std::borrow::Cow::Owned(n) = super::parallel::turn_name(name) {
+                            tu.insert("name".to_owned(), Value::String(n));
+                        }
+                    }
+                    v
+                });
+                object([("role", string("assistant")), ("content", Value::Array(content.collect()))])
+            }
         })
     }
 }
@@ -1383,6 +1399,34 @@ mod tests {
         assert_eq!(message["content"].as_array().map(Vec::len), Some(2));
         let (_, message) = run(CallFormat::Bedrock, &[delta(0, json!({"text":"Hi."})), stop(0), start(0, json!({"toolUse":{"toolUseId":"t1","name":"t"}}))], None);
         assert_eq!(message["content"], json!([{"text":"Hi."},{"toolUse":{"toolUseId":"t1","name":"t","input":{}}}]));
+    }
+
+    #[test]
+    fn a_bedrock_turn_lists_a_call_under_a_name_bedrock_takes_in_a_history() {
+        // Bedrock refuses a history whose toolUse name is not `^[a-zA-Z0-9_-]{1,64}$` (F4, s24a):
+        // the turn lists such a call under the name Chat's turn gives it, with its id; the call
+        // is read as ever (`functions.read_file` resolves, the others are unknown names).
+        let map = NameMap::build(&[(None, "read_file")], &NamingOptions::default(), NameRule::Strict).0;
+        let long = "x".repeat(80);
+        for (sent, listed, tool) in [
+            ("functions.read_file", "read_file", Some("read_file")),
+            ("$READFILE", "_READFILE", None),
+            ("read_file<|channel|>commentary", "read_file__channel__commentary", None),
+            (long.as_str(), &long[..64], None),
+            ("", "unnamed_tool", None),
+            ("read_file", "read_file", Some("read_file")),
+        ] {
+            let events = [
+                json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tooluse_1","name":sent}}}}),
+                json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"p\":\"/a\"}"}}}}),
+                json!({"contentBlockStop":{"contentBlockIndex":0}}),
+                json!({"messageStop":{"stopReason":"tool_use"}}),
+            ];
+            let (calls, message) = run(CallFormat::Bedrock, &events, Some(&map));
+            assert_eq!(calls[0].error.is_none().then_some(calls[0].tool.as_str()), tool, "{sent}");
+            assert_eq!(calls[0].provider_name, sent);
+            assert_eq!(message["content"], json!([{"toolUse":{"toolUseId":"tooluse_1","name":listed,"input":{"p":"/a"}}}]), "{sent}");
+        }
     }
 
     #[test]
