@@ -1525,7 +1525,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
    *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);
    * - `anthropic`: `{role: "assistant", content: [...]}`, the blocks in index order (`thinking`, `redacted_thinking`,
-   *   `text`, `tool_use` with its `input`, others as they started);
+   *   `text` with its `citations`, `tool_use` with its `input`, a `compaction` block as its `compaction_delta` gave it,
+   *   others as they started; a delta of a type toolwire does not know is passed over, as the SDK's stream passes
+   *   over it);
    * - `gemini`, `vertex`: `{role: "model", parts: [...]}` of the first candidate, text streamed in pieces put
    *   together again (thoughts apart, a signature on the text it ends), a call streamed over several parts as one;
    * - `bedrock`: `{role: "assistant", content: [...]}`: `reasoningContent` (`reasoningText` with `signature`, or

@@ -2178,7 +2178,9 @@ impl Accumulator {
     /// * Anthropic: `{role: "assistant", content: [...]}`, the content blocks in index order as
     ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
     ///   (with `citations`; one of white space at most is left out, as Anthropic refuses it),
-    ///   `tool_use` (`input` read from its streamed JSON), and any other block as it started.
+    ///   `tool_use` (`input` read from its streamed JSON), `compaction` (as its `compaction_delta`
+    ///   gave it), and any other block as it started (a delta of a type not known passed over, as
+    ///   the SDK's stream passes over it).
     /// * Gemini: `{role: "model", parts: [...]}` of the first candidate (or of the candidate,
     ///   content, parts or calls pushed alone): text streamed in pieces put together again
     ///   (thoughts apart from the rest, each signature on the text it ends), `functionCall` parts

@@ -669,6 +669,22 @@ impl Turn {
                         }
                         return;
                     }
+                    Some("compaction_delta") => {
+                        // The compaction block's value whole (`content`, the summary, `null` for a
+                        // failed compaction; `encrypted_content` when sent), put in its place, as
+                        // the SDK's beta stream does: the block is sent back verbatim.
+                        self.held += size(d);
+                        let compaction = block.and_then(|i| self.parts[i].1.value.as_object_mut()).filter(|o| o.get("type").is_some_and(|t| t == "compaction"));
+                        if let Some(o) = compaction {
+                            o.insert("content".to_owned(), d.get("content").cloned().unwrap_or(Value::Null));
+                            if let Some(e) = d.get("encrypted_content") {
+                                o.insert("encrypted_content".to_owned(), e.clone());
+                            }
+                        }
+                        return;
+                    }
+                    // A delta of another type is passed over, as the SDK's stream passes over one
+                    // it does not know: how it would change its block is not known.
                     _ => return,
                 };
                 if let Some(t) = text(field) {
@@ -1427,6 +1443,31 @@ mod tests {
             assert_eq!(calls[0].provider_name, sent);
             assert_eq!(message["content"], json!([{"toolUse":{"toolUseId":"tooluse_1","name":listed,"input":{"p":"/a"}}}]), "{sent}");
         }
+    }
+
+    #[test]
+    fn an_anthropic_compaction_block_takes_its_compaction_delta() {
+        // Context management's compaction (beta): the block starts empty and its delta gives its
+        // value whole, which is sent back verbatim (F3, s24a); the SDK's beta stream sets it so.
+        let events = [
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"compaction","content":null,"encrypted_content":null}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"Summary: X.","encrypted_content":"ENC=="}}),
+            json!({"type":"content_block_stop","index":0}),
+            json!({"type":"content_block_start","index":1,"content_block":{"type":"compaction","content":null}}),
+            json!({"type":"content_block_delta","index":1,"delta":{"type":"compaction_delta","content":null}}),
+            // Not a compaction block: a compaction delta does not change it.
+            json!({"type":"content_block_start","index":2,"content_block":{"type":"text","text":"Hi."}}),
+            json!({"type":"content_block_delta","index":2,"delta":{"type":"compaction_delta","content":"x"}}),
+            // A delta of a type not known: passed over, as the SDK passes over it.
+            json!({"type":"content_block_delta","index":2,"delta":{"type":"future_delta","text":"?"}}),
+        ];
+        let (_, message) = run(CallFormat::Anthropic, &events, None);
+        assert_eq!(message["content"], json!([
+            {"type":"compaction","content":"Summary: X.","encrypted_content":"ENC=="},
+            {"type":"compaction","content":null},
+            {"type":"text","text":"Hi."}
+        ]));
+        assert_eq!(run_text(CallFormat::Anthropic, &events, 5)["content"], message["content"]);
     }
 
     #[test]
