@@ -1875,7 +1875,9 @@ export class PermissionPolicy {
    * with a tool's keys (`name`, `inputSchema`, `outputSchema`, `description`, `annotations`) is the tool, whose hints
    * are its `annotations` only (none without them, as {@link McpHub} reads the listed tool); any other object is the
    * annotations themselves. A name `mcp__S__T` or `S__T` is read as server `S`'s tool `T`, as {@link McpHub} reads its
-   * calls, and any name as a tool's own name too. A name inside a model's namespace (`functions.NAME`,
+   * calls, and any name as a tool's own name too. A name `mcp__S__T` could also be server `mcp`'s tool `S__T` (as
+   * `naming: "server"` names it): a `deny` or `ask` of that reading applies as well, an `allow` does not, so an allow
+   * of server `mcp` (`mcp__mcp`) covers `mcp__mcp__T` and `mcp__T` and never another server's `mcp__S__T`. A name inside a model's namespace (`functions.NAME`,
    * `default_api.NAME`: what {@link NameMap.resolve} looks past) is judged as `NAME` and, where a provider takes the
    * whole name as a tool's (Gemini's names hold `.` and `:`), as itself, each with the default action, the most
    * restrictive winning: another server's tool named `functions.read` gets no allow of `read`. To judge the tool a

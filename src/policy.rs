@@ -21,7 +21,9 @@
 //! `S__`; a pattern without `__` (`delete_file`, `read_*`) is also the tool's own name on any
 //! server. [`Policy::check`] reads a provider name the same way: `mcp__S__T` and `S__T` as
 //! server `S`'s tool `T`, any name as a tool's own name, so that both decide alike where the
-//! name says the server.
+//! name says the server. `mcp__S__T` is also server `mcp`'s tool `S__T` for `deny` and `ask`
+//! rules, never for an `allow`: the most restrictive reading wins, and an allow of server `mcp`
+//! reaches no other server's tool.
 
 use serde_json::Value;
 
@@ -310,7 +312,9 @@ pub fn matches(pattern: &str, name: &str) -> bool {
 
 /// Whether `pattern` covers the provider name `name` as [`Policy::check`] reads it, letter case
 /// ignored when `fold` (a rule that restricts). The name as text; a name `mcp__S__T` or `S__T`
-/// as server `S`'s tool `T` (`S` up to the first `__`, as no hub server's name holds one),
+/// as server `S`'s tool `T` (`S` up to the first `__`, as no hub server's name holds one), and
+/// for a rule that restricts `mcp__S__T` as server `mcp`'s tool `S__T` too (an `allow` must not
+/// take that reading: `mcp__mcp` would cover every `mcp__S__T`),
 /// matched as [`tool_matches`] matches a known server and tool, so that a rule reads the same
 /// in `check` as in the hub wherever the name says the server; and for a rule that restricts,
 /// [`name_matches`]'s wider reading of the text (a word as a server: `github` covers
@@ -321,7 +325,13 @@ fn name_judged(pattern: &str, name: &str, fold: bool) -> bool {
     if fits(pattern, name, fold) || (fold && (name_matches(pattern, name, true) || name.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("mcp__")) && name_matches(pattern, &name[5..], true))) {
         return true;
     }
-    name.strip_prefix("mcp__").and_then(server_and_tool).into_iter().chain(server_and_tool(name)).any(|(s, t)| tool_matches(pattern, s, t, fold))
+    // `mcp__S__T` reads two ways: server `S`'s tool `T` (naming "mcp"), and server `mcp`'s tool
+    // `S__T` (naming "server"). A rule that restricts applies under either; an `allow` only under
+    // the first, so that one for server `mcp` (`mcp__mcp`, `mcp__mcp__fs__x`) reaches no other
+    // server's tool (`mcp__fs__x`): under `naming: "mcp"` server `mcp`'s tools are `mcp__mcp__*`.
+    let mcp = name.strip_prefix("mcp__").and_then(server_and_tool);
+    let plain = if fold || mcp.is_none() { server_and_tool(name) } else { None };
+    mcp.into_iter().chain(plain).any(|(s, t)| tool_matches(pattern, s, t, fold))
 }
 
 /// `S__T` as (`S`, `T`), `S` up to the first `__`, neither empty.
@@ -762,6 +772,47 @@ mod tests {
         assert_eq!(p.check_tool("fs", "delete_files", "delete_files", None), Action::Ask);
         assert!(matches_tool("delete_file", "fs", "delete_file"));
         assert!(!matches_tool("fs", "fs", "delete_file"), "a word is a tool, not a server");
+    }
+
+    /// F1 (s24c): `mcp__fs__x` is server `fs`'s tool `x` (naming "mcp") or server `mcp`'s tool
+    /// `fs__x` (naming "server"). An allow of server `mcp` must not reach every server's tools
+    /// through the second reading; a deny or an ask of either reading still applies; the hub,
+    /// which knows the server, judges server `mcp`'s tools as its own.
+    #[test]
+    fn an_allow_of_server_mcp_reaches_no_other_server() {
+        for pattern in ["mcp__mcp", "mcp__mcp__*", "mcp__mcp__fs__delete_all", "mcp__*cp", "mcp__m?p"] {
+            let p = Policy::from_value(json!({"allow": [pattern], "defaultAction": "deny"})).unwrap();
+            for name in ["mcp__fs__delete_all", "mcp__github__delete_repo"] {
+                assert_eq!(p.check(name, None), Action::Deny, "{pattern} {name}");
+            }
+            assert_eq!(p.check_tool("fs", "delete_all", "mcp__fs__delete_all", None), Action::Deny, "{pattern}");
+            assert_eq!(p.check_tool("mcp", "fs__delete_all", "mcp__fs__delete_all", None), Action::Allow, "{pattern}: the hub knows the server");
+        }
+        let p = Policy::from_value(json!({"allow": ["mcp__mcp"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(p.check("mcp__mcp__read", None), Action::Allow);
+        assert_eq!(p.check("mcp__read", None), Action::Allow, "naming \"server\": only server mcp's");
+        assert_eq!(p.check_tool("mcp", "read", "mcp__mcp__read", None), Action::Allow);
+        // An allow of another server still reads `mcp__S__T` as server `S`'s.
+        let fs = Policy::from_value(json!({"allow": ["mcp__fs", "read_*"], "defaultAction": "deny"})).unwrap();
+        for name in ["mcp__fs__delete_all", "mcp__db__read_rows", "fs__x"] {
+            assert_eq!(fs.check(name, None), Action::Allow, "{name}");
+        }
+        assert_eq!(fs.check("mcp__db__drop", None), Action::Deny);
+        // Restricting rules read both ways, the most restrictive winning, whatever the default.
+        for (deny, name) in [("mcp__mcp", "mcp__fs__read"), ("mcp__fs", "mcp__fs__read"), ("mcp__mcp__fs__*", "mcp__fs__read")] {
+            for default in ["allow", "ask", "deny"] {
+                let p = Policy::from_value(json!({"allow": ["mcp__fs", "mcp__mcp", "*"], "deny": [deny], "defaultAction": default})).unwrap();
+                assert_eq!(p.check(name, None), Action::Deny, "{deny} {name} {default}");
+            }
+        }
+        let ask = Policy::from_value(json!({"allow": ["mcp__fs"], "ask": ["mcp__mcp"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(ask.check("mcp__fs__read", None), Action::Ask);
+        // With no rule for either reading the default decides.
+        for default in [Action::Allow, Action::Ask, Action::Deny] {
+            let p = Policy::from_value(json!({"allow": ["mcp__mcp"], "defaultAction": default.as_str()})).unwrap();
+            assert_eq!(p.check("mcp__fs__x", None), default);
+        }
+        assert!(!matches("mcp__mcp", "mcp__fs__x") && matches("mcp__mcp", "mcp__mcp__x") && matches("mcp__mcp", "mcp__x"));
     }
 
     #[test]
