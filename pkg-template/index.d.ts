@@ -933,7 +933,10 @@ export function checkTools(tools: readonly McpTool[], provider: ProviderName, op
  */
 export function processJsonSchema(schema: JsonValue | undefined): ObjectSchema;
 
-/** The provider name of one tool, e.g. `prefixToolName("github", "create_issue")` → `"mcp__github__create_issue"`. */
+/**
+ * The provider name of one tool, e.g. `prefixToolName("github", "create_issue")` → `"mcp__github__create_issue"`. A
+ * server `""` is no server, as `null` (the name a conversion gives a tool with `serverName: ""`).
+ */
 export function prefixToolName(server: string | null | undefined, tool: string, options?: PrefixOptions): string;
 
 /**

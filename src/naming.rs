@@ -300,7 +300,9 @@ pub fn sanitize(raw: &str, rule: NameRule) -> String {
 /// Deterministic; distinct `(server, tool)` pairs get distinct names except when two raw names
 /// coincide exactly (see [`NameMap::build`], which resolves that) or two hashes do. A name
 /// without a hash splits back at the first separator after the prefix ([`parse_tool_name`]).
+/// An empty server is no server, as a conversion reads a tool's `serverName: ""`.
 pub fn prefix_tool_name(server: Option<&str>, tool: &str, opts: &NamingOptions, rule: NameRule) -> String {
+    let server = server.filter(|s| !s.is_empty());
     let raw = raw_name(server, tool, opts);
     // A name that ends like a hashed one is hashed too: given verbatim, it could be the hashed
     // name of another pair (`a.b` is `mcp__s__a_b_` + a hash), and name that tool in another turn.
@@ -863,6 +865,13 @@ mod tests {
         let o3 = NamingOptions { format: Some(NameFormat::Bare), ..opts() };
         assert_eq!(prefix_tool_name(Some("github"), "create_issue", &o3, NameRule::Strict), "create_issue");
         assert_eq!(prefix_tool_name(None, "create_issue", &o, NameRule::Strict), "create_issue");
+        // F2 (s24c): an empty server is no server, hashed names included.
+        for tool in ["create_issue", "search.docs", &"t".repeat(80)] {
+            for format in [NameFormat::Mcp, NameFormat::Server, NameFormat::Bare] {
+                let o = NamingOptions { format: Some(format), ..opts() };
+                assert_eq!(prefix_tool_name(Some(""), tool, &o, NameRule::Strict), prefix_tool_name(None, tool, &o, NameRule::Strict), "{tool} {format:?}");
+            }
+        }
         let o4 = NamingOptions { separator: "-".into(), ..opts() };
         assert_eq!(prefix_tool_name(Some("gh"), "x", &o4, NameRule::Strict), "mcp-gh-x");
     }

@@ -322,6 +322,19 @@ test("portableNames: one set of names for every provider; a Gemini call resolves
   assert.deepEqual([calls[0].server, calls[0].tool], ["docs-v2", "search.pages"]);
 });
 
+test("prefixToolName: an empty server is no server, as a conversion reads serverName \"\" (F2 s24c)", () => {
+  for (const naming of [undefined, "mcp", "server", "bare"]) {
+    for (const name of ["search_docs", "search.docs", "t".repeat(80)]) {
+      const tool = { name, serverName: "", inputSchema: { type: "object" } };
+      const map = tw.NameMap.fromTools([tool], "openai", { naming });
+      const given = tw.prefixToolName("", name, { naming });
+      assert.equal(given, tw.prefixToolName(null, name, { naming }), `${naming} ${name}`);
+      assert.equal(given, map.names()[0], `${naming} ${name}`);
+      assert.ok(map.has(given));
+    }
+  }
+});
+
 test("parseToolCalls: malformed arguments and unknown names are per-call errors", () => {
   const map = tw.NameMap.fromTools(tools, "openai");
   const calls = tw.parseToolCalls({ choices: [{ message: { tool_calls: [
