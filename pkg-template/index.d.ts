@@ -545,7 +545,10 @@ export class NameMap<A extends JsonValue = JsonValue> {
    */
   static fromTools(tools: readonly McpObjectTool[], provider: ProviderName, options?: ConvertOptions): NameMap<JsonObject>;
   static fromTools(tools: readonly McpTool[], provider: ProviderName, options?: ConvertOptions): NameMap;
-  /** Restores a map saved with `JSON.stringify(nameMap)`. Accepts the JSON text or the parsed object. */
+  /**
+   * Restores a map saved with `JSON.stringify(nameMap)`. Accepts the JSON text or the parsed object. An entry whose
+   * `name`, `server` or `tool` holds a lone UTF-16 surrogate is `INVALID_INPUT` (as U+FFFD it would be another name).
+   */
   static fromJSON(json: string | NameMapJson): NameMap;
   /**
    * The tool behind a provider name. Throws `ToolwireError` with code `UNKNOWN_TOOL_NAME` for unknown names.
@@ -557,9 +560,11 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * OpenAI Agents JS's `tool()` makes `get-sum` into `get_sum`: the message then says to convert with
    * `portableNames: true`), then those whose tool has the name, then, in a map of at most 2,000 names, those a
    * few edits away. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so.
+   * A name holding a lone UTF-16 surrogate is `INVALID_INPUT`, as for {@link prefixToolName} (here, in `has`,
+   * `prepareArguments` and `McpClient.callTool` too): as U+FFFD it would be another name.
    */
   resolve(name: string): ResolvedName;
-  /** Whether `resolve(name)` finds a tool. */
+  /** Whether `resolve(name)` finds a tool (`false` for a value that is no string). */
   has(name: string): boolean;
   /** Every provider name, in input order. */
   names(): string[];

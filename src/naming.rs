@@ -625,6 +625,27 @@ impl NameMap {
         Value::Object(o)
     }
 
+    /// `Err` (`INVALID_INPUT`) when the serialised map's JSON text `text` holds a lone UTF-16
+    /// surrogate escape (`\ud83d`, as `JSON.stringify` writes a JS string's lone half) in an
+    /// entry's `name`, `server` or `tool`: read as U+FFFD it would be another name (and two names
+    /// one), as `prefixToolName` refuses it. Elsewhere (an argument plan's values) it is text.
+    pub fn refuse_lone_surrogate_names(text: &str) -> Result<()> {
+        if !text.contains("\\u") {
+            return Ok(());
+        }
+        let Some((fixed, at)) = crate::model::repair_lone_surrogates_at(text) else { return Ok(()) };
+        for pointer in crate::model::pointers_at(&fixed, &at) {
+            let Some((index, key)) = pointer.strip_prefix("/entries/").and_then(|rest| rest.split_once('/')) else { continue };
+            if ["name", "server", "tool"].contains(&key) && index.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("not a serialised name map: entries[{index}].{key} holds a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it), which no name can hold: read as U+FFFD it would be another name"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Reads the serialised form back, checking names are unique. `version` must be a 32-bit
     /// unsigned integer and `entries` an array of [`NameEntry`]; unknown fields are ignored.
     pub fn from_json_value(v: Value) -> Result<Self> {
@@ -1269,6 +1290,24 @@ mod tests {
         }
         let dup = json!({"version": 1, "entries": [{"name": "a", "tool": "t"}, {"name": "a", "tool": "u"}]});
         assert_eq!(NameMap::from_json_value(dup).unwrap_err().code, ErrorCode::InvalidInput);
+        // F3 (s24c): a lone surrogate escape in a name is refused, elsewhere it is text.
+        for (text, key) in [
+            (r#"{"version":1,"entries":[{"name":"a","server":"s","tool":"x\udc00"}]}"#, Some("entries[0].tool")),
+            (r#"{"version":1,"entries":[{"name":"b","tool":"t"},{"name":"a\ud83d","tool":"t"}]}"#, Some("entries[1].name")),
+            (r#"{"version":1,"entries":[{"name":"a","server":"\ud83dx","tool":"t"}]}"#, Some("entries[0].server")),
+            (r#"{"version":1,"entries":[{"name":"a","tool":"t\ud83d\ude00"}]}"#, None),
+            (r#"{"version":1,"entries":[{"name":"a","tool":"t","args":{"enumValues":["\ud83d"]}}]}"#, None),
+            (r#"{"version":1,"entries":[{"name":"a","tool":"t\\ud83d"}]}"#, None),
+        ] {
+            match (NameMap::refuse_lone_surrogate_names(text), key) {
+                (Err(e), Some(key)) => {
+                    assert_eq!(e.code, ErrorCode::InvalidInput);
+                    assert!(e.message.starts_with(&format!("not a serialised name map: {key} holds a lone UTF-16 surrogate")), "{}", e.message);
+                }
+                (Ok(()), None) => {}
+                (got, _) => panic!("{text}: {got:?}"),
+            }
+        }
         let e = NameEntry::from_value(&json!({"name": null, "tool": "t"})).unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidInput, "invalid name map entry: name must be a string, got null"));
     }

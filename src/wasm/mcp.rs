@@ -23,7 +23,7 @@ use crate::providers::Provider;
 use crate::wasm::caught;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
+use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, name_param, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
 
 /// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
 /// when `auto` finds it).
@@ -799,7 +799,7 @@ fn named_request(method: &JsValue, params: &JsValue, options: &JsValue) -> Resul
 
 /// [`named_request`] with options whose keys are `known` (a notification's, [`NOTIFY_KEYS`]).
 fn named_request_of(method: &JsValue, params: &JsValue, options: &JsValue, known: &[&str]) -> Result<(String, Value, CallOptions), Error> {
-    let method = string_param(method, "method")?;
+    let method = name_param(method, "method")?;
     let params = match from_js(params, "params")? {
         v @ (Value::Null | Value::Object(_)) => v,
         _ => return Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
@@ -809,7 +809,7 @@ fn named_request_of(method: &JsValue, params: &JsValue, options: &JsValue, known
 
 /// [`named_request_of`] to a named server of a hub: what is wrong with the rest names the server too.
 fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options: &JsValue, known: &[&str]) -> Result<(String, String, Value, CallOptions), Error> {
-    let server = string_param(server, "server")?;
+    let server = name_param(server, "server")?;
     match named_request_of(method, params, options, known) {
         Ok((method, params, opts)) => Ok((server, method, params, opts)),
         Err(e) => Err(crate::protocol::hub::about_server(e, &server)),
@@ -1030,7 +1030,7 @@ impl JsMcpClient {
     pub fn call_tool(&self, name: JsValue, args: JsValue, options: JsValue) -> Promise {
         let c = self.inner.clone();
         let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
-            let name = string_param(&name, "name")?;
+            let name = name_param(&name, "name")?;
             let args = match arguments_from_js(&args).map_err(|e| e.with_tool(&name))? {
                 Value::Null => Value::Object(serde_json::Map::new()),
                 v @ Value::Object(_) => v,
@@ -1359,7 +1359,7 @@ impl JsMcpHub {
     pub fn call_tool(&self, provider_name: JsValue, args: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = (|| -> Result<_, Error> {
-            let name = string_param(&provider_name, "name")?;
+            let name = name_param(&provider_name, "name")?;
             let args = crate::calls::model_arguments(&name, crate::wasm::names::raw_args(&args).map_err(|e| e.with_tool(&name))?)?;
             let provider = match get(&options, "provider") {
                 p if p.is_undefined() || p.is_null() => None,

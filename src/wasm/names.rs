@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorCode};
 use crate::model::{object, string};
 use crate::naming::NameMap;
 use crate::wasm::convert::{on_tools_text, options_param, provider_param};
-use crate::wasm::interop::{from_js, parse, string_param, to_js};
+use crate::wasm::interop::{holds_lone_surrogate, json_string_text, json_text, lone_surrogate_name, name_param, parse, to_js};
 
 /// Maps the names a provider sees back to the server and the original tool name, and maps a
 /// model's arguments back to what the server expects.
@@ -52,14 +52,19 @@ impl JsNameMap {
 
     /// `{name, server, tool}` for a provider name; throws `UNKNOWN_TOOL_NAME` otherwise.
     pub fn resolve(&self, name: JsValue) -> Result<JsValue, JsValue> {
-        let name = string_param(&name, "name")?;
+        let name = name_param(&name, "name")?;
         let e = self.inner.resolve(&name)?;
         Ok(to_js(&object([("name", string(&e.name)), ("server", e.server.clone().into()), ("tool", string(&e.tool))]))?)
     }
 
-    /// Whether the map knows the name.
-    pub fn has(&self, name: JsValue) -> bool {
-        name.as_string().is_some_and(|n| self.inner.position(&n).is_some())
+    /// Whether the map knows the name (`false` for a value that is no string). A name holding a
+    /// lone UTF-16 surrogate is `INVALID_INPUT`, as `resolve` has it: read as U+FFFD it would be
+    /// another name.
+    pub fn has(&self, name: JsValue) -> Result<bool, JsValue> {
+        if holds_lone_surrogate(&name) {
+            return Err(Error::new(ErrorCode::InvalidInput, lone_surrogate_name("name")).into());
+        }
+        Ok(name.as_string().is_some_and(|n| self.inner.position(&n).is_some()))
     }
 
     /// Every provider name, in tool order.
@@ -85,7 +90,7 @@ impl JsNameMap {
     /// a wrapped root unwrapped.
     #[wasm_bindgen(js_name = prepareArguments)]
     pub fn prepare_arguments(&self, name: JsValue, args: JsValue) -> Result<JsValue, JsValue> {
-        let name = string_param(&name, "name")?;
+        let name = name_param(&name, "name")?;
         let entry = self.inner.resolve(&name)?;
         // The map knows the tool: every error about its arguments names it (`tool`, and the
         // message), as `McpClient.callTool`'s do.
@@ -111,8 +116,14 @@ impl JsNameMap {
 /// `structuredClone`) arrives as an object holding only wasm-bindgen's pointer, which says
 /// nothing of the names: the error says what to send instead.
 pub(crate) fn name_map_data(v: &JsValue, what: &str) -> Result<NameMap, Error> {
-    if let Some(text) = v.as_string() {
-        return NameMap::from_json_value(parse(&text, what)?);
+    // A lone UTF-16 surrogate in an entry's name, server or tool is refused (read as U+FFFD it
+    // would be another name): the text keeps it as its escape to be found.
+    let read = |text: String| {
+        NameMap::refuse_lone_surrogate_names(&text)?;
+        NameMap::from_json_value(parse(&text, what)?)
+    };
+    if v.is_string() {
+        return read(json_string_text(wasm_bindgen::JsCast::unchecked_ref(v), what)?);
     }
     // A live instance (of another copy of the module) has `toJSON` on its prototype and goes the
     // JSON way; a structured clone is an empty object (the pointer is no enumerable field), or,
@@ -134,7 +145,10 @@ pub(crate) fn name_map_data(v: &JsValue, what: &str) -> Result<NameMap, Error> {
     if v.is_object() && crate::wasm::bridge::get(v, "nameMap").is_object() && crate::wasm::bridge::get(v, "entries").is_undefined() {
         return Err(Error::new(ErrorCode::InvalidInput, format!("{what} holds a name map under nameMap (a convertMcpToolsDetailed result?): pass its .nameMap")));
     }
-    NameMap::from_json_value(from_js(v, what)?)
+    if v.is_undefined() || v.is_null() {
+        return NameMap::from_json_value(Value::Null);
+    }
+    read(json_text(v, what)?)
 }
 
 /// JS arguments as a provider gives them: a JSON string, or a value (one JSON would make `{}` or

@@ -326,7 +326,36 @@ test("a lone surrogate in a name is refused: as U+FFFD two names would be one", 
   assert.equal(JSON.parse(tw.convertMcpToolsJson(raw.replace("a\ud800", "a\ud83d\ude00"), "anthropic"))[0].name.length > 0, true);
   // A name with U+FFFD itself is a name like any other.
   assert.equal(tw.NameMap.fromTools([{ name: "a\ufffd", serverName: "s" }], "openai").resolve("mcp__s__a__i7x8s673").tool, "a\ufffd");
+  // F3 (s24c): a name map's readers refuse the half too, as prefixToolName does, instead of taking the U+FFFD name.
+  const map = tw.NameMap.fromJSON({ version: 1, entries: [{ name: "lookup_\ufffd", server: "s", tool: "lookup_\ufffd" }] });
+  for (const fn of [() => map.resolve("lookup_\ud83d"), () => map.has("lookup_\ud83d"), () => map.prepareArguments("lookup_\ud83d", {})]) {
+    const [c, m] = code(fn);
+    assert.equal(c, "INVALID_INPUT", m);
+    assert.match(m, /^name holds a lone UTF-16 surrogate/);
+  }
+  assert.equal(map.has("lookup_\ufffd"), true);
+  assert.equal(map.has(7), false);
+  for (const [entry, key] of [[{ name: "a", server: "s", tool: "x\udc00" }, "entries[0].tool"], [{ name: "a\ud800", tool: "t" }, "entries[0].name"], [{ name: "a", server: "s\udbff", tool: "t" }, "entries[0].server"]]) {
+    const json = { version: 1, entries: [entry] };
+    // The map as data, as JSON text (halves escaped), and as text holding the halves themselves.
+    const raw = `{"version":1,"entries":[{"name":"${entry.name}","tool":"${entry.tool}"${entry.server ? `,"server":"${entry.server}"` : ""}}]}`;
+    for (const given of [json, JSON.stringify(json), raw]) {
+      const [c, m] = code(() => tw.NameMap.fromJSON(given));
+      assert.equal(c, "INVALID_INPUT", m);
+      assert.match(m, new RegExp(`^not a serialised name map: ${key.replace(/[[\]]/g, "\\$&")} holds a lone UTF-16 surrogate`));
+    }
+  }
+  assert.equal(tw.NameMap.fromJSON(JSON.stringify({ version: 1, entries: [{ name: "a", tool: "t\ud83d\ude00" }] })).resolve("a").tool, "t\ud83d\ude00");
   stillWorks();
+});
+
+test("McpClient and McpHub refuse a name with a lone surrogate before calling (F3 s24c)", async () => {
+  const client = new tw.McpClient("http://127.0.0.1:1/mcp");
+  const hub = new tw.McpHub({ s: { url: "http://127.0.0.1:1/mcp" } });
+  for (const [call, what] of [[() => client.callTool("a\ud800", {}), "name"], [() => client.request("tools/\udc00"), "method"], [() => hub.callTool("a\ud800", {}), "name"], [() => hub.request("s\ud800", "ping"), "server"]]) {
+    await assert.rejects(call, (e) => e.code === "INVALID_INPUT" && e.message.startsWith(`${what} holds a lone UTF-16 surrogate`));
+  }
+  await assert.rejects(() => client.callTool("a", {}), { code: "NOT_CONNECTED" });
 });
 
 test("non-ASCII text comes back exactly from every entry point that returns objects", () => {
