@@ -1833,8 +1833,10 @@ export interface SystemPromptOptions extends NamingOptions {
  * `pattern`, `minimum`, `maximum` (and exclusive), `multipleOf`, `minLength`, `maxLength`, `minItems`, `maxItems`,
  * `uniqueItems`, `minProperties`, `maxProperties`, `default` as `keyword: JSON`. A name of other characters than
  * letters, digits and `_ - . $ @` is quoted as JSON (whole, however long: the model sends that key), values are JSON, a parameter's description is kept on its
- * line and every line of a tool's description starts with `> ` (whatever breaks it: `\n`, `\r`, U+2028...), so that
- * a server's text cannot add lines of its own to the list (a `## name` heading, a `Parameters:` list).
+ * line and every line of a tool's description (or title) starts with `> ` (whatever breaks it, for JS or for Python's
+ * `splitlines`: `\n`, `\r`, `\v`, `\f`, U+001C–U+001E, U+0085, U+2028, U+2029), so that a server's text cannot add
+ * lines of its own to the list (a `## name` heading, a `Parameters:` list). Any other control character (NUL, a tab,
+ * ESC, C1's CSI) in a server's text is written as a space: none reaches the prompt as it is.
  */
 export function toolsSystemPrompt(tools: readonly McpTool[] | { tools: readonly McpTool[] }, options?: SystemPromptOptions): string;
 
