@@ -559,7 +559,9 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * that read as it with every character but ASCII letters and digits as `_` (a framework renamed the tool, as
    * OpenAI Agents JS's `tool()` makes `get-sum` into `get_sum`: the message then says to convert with
    * `portableNames: true`), then those whose tool has the name, then, in a map of at most 2,000 names, those a
-   * few edits away. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so.
+   * few edits away. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so;
+   * of one response (a `parseToolCalls`, an accumulator's `push`, `pushText` or `finish`) only the first 16 unknown
+   * names get suggestions, as each costs a pass over the map: the others' errors are `UNKNOWN_TOOL_NAME` without them.
    * A name holding a lone UTF-16 surrogate is `INVALID_INPUT`, as for {@link prefixToolName} (here, in `has`,
    * `prepareArguments` and `McpClient.callTool` too): as U+FFFD it would be another name.
    */

@@ -335,6 +335,8 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
 /// is what the part an SDK hands out is (`undefined`) when the model called nothing (OpenAI's
 /// `message.tool_calls`, Gemini's `response.functionCalls`).
 pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+    // Suggestions for at most a few unknown names of the response (each a pass over the map).
+    let _budget = crate::naming::SuggestionBudget::start();
     let items = match response {
         Value::Null => return Ok(Vec::new()),
         Value::Array(items) => items.as_slice(),
@@ -2070,6 +2072,8 @@ impl Accumulator {
     /// Ollama's `{error: "..."}`. Either way the calls completed before it come with the
     /// next push or `finish`, and the accumulator goes on.
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        // Suggestions for at most a few unknown names of the response (each a pass over the map).
+        let _budget = crate::naming::SuggestionBudget::start();
         if let Some(text) = event.as_object().filter(|o| o.len() == 1).and_then(|o| o.get(DEFERRED_EVENT)).and_then(Value::as_str) {
             // Its lone halves read now that the pieces before it are in.
             let read = split_surrogates_event_with(text, Some(&|ev: &Value, path: &[ArgsStep]| self.open_escape(ev, path)));
@@ -2220,6 +2224,8 @@ impl Accumulator {
     /// `INVALID_INPUT`, `PROVIDER_ERROR`; the first, if several) once the whole text is read: the
     /// calls it completed come with the next push or `finish`.
     pub fn push_text(&mut self, text: &str, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        // Suggestions for at most a few unknown names of the response (each a pass over the map).
+        let _budget = crate::naming::SuggestionBudget::start();
         self.start_again();
         let mut events = Vec::new();
         self.text.read(text, &mut events);
@@ -2288,6 +2294,8 @@ impl Accumulator {
     /// event that fails as [`Accumulator::push_text`] says: the calls are kept for the next
     /// `finish` (or push), as a push that fails keeps them, rather than lost without a word.
     pub fn finish(&mut self, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        // Suggestions for at most a few unknown names of the response (each a pass over the map).
+        let _budget = crate::naming::SuggestionBudget::start();
         let mut events = Vec::new();
         self.text.end(&mut events);
         let mut out = std::mem::take(&mut self.carried);
@@ -2322,6 +2330,8 @@ impl Accumulator {
     /// [`Accumulator::finish`] after the stream's last `text` (what its bytes ended with): the
     /// calls that text completes, and its error, come from here.
     pub fn finish_text(&mut self, text: &str, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        // Suggestions for at most a few unknown names of the response (each a pass over the map).
+        let _budget = crate::naming::SuggestionBudget::start();
         let first = match self.push_text(text, map) {
             Ok(calls) => {
                 self.carry(calls);

@@ -584,11 +584,13 @@ impl NameMap {
     /// every character but ASCII letters and digits as `_` (then only those), else those whose tool is the
     /// name (`execute_sql` for `mcp__db__execute_sql`) or that end in it after a separator, then
     /// (in a map of at most [`EDIT_SUGGESTIONS_UP_TO`] names) those within a few edits of it.
-    /// None for a name longer than any a provider takes ([`SUGGESTED_NAME_CHARS`]): the cost is
-    /// bounded by the map's size however many unknown names a response holds.
+    /// None for a name longer than any a provider takes ([`SUGGESTED_NAME_CHARS`]), and none
+    /// past the first [`SUGGESTED_PER_RESPONSE`] unknown names of a response
+    /// ([`SuggestionBudget`]): the cost is bounded by the map's size however many unknown names
+    /// a response holds.
     fn closest(&self, name: &str) -> (Vec<&str>, bool) {
         let called = without_model_namespace(name).unwrap_or(name);
-        if called.is_empty() || called.len() > SUGGESTED_NAME_CHARS {
+        if called.is_empty() || called.len() > SUGGESTED_NAME_CHARS || !take_suggestion_pass() {
             return (Vec::new(), false);
         }
         let most = (called.chars().count() / 4).clamp(1, 3);
@@ -671,6 +673,54 @@ const SUGGESTED_NAME_CHARS: usize = 256;
 
 /// The largest map whose names are compared by edit distance with an unknown name.
 const EDIT_SUGGESTIONS_UP_TO: usize = 2_000;
+
+/// How many unknown names of one response (a `parse_tool_calls`, an accumulator's `push`,
+/// `push_text`, `finish`) get suggestions ([`SuggestionBudget`]): each costs a pass over the map,
+/// and a response may hold thousands of calls (an accumulator takes 262,144 completed calls).
+pub(crate) const SUGGESTED_PER_RESPONSE: usize = 16;
+
+thread_local! {
+    /// The passes left to [`NameMap::closest`] in the response being read (`None`: no response
+    /// is, and a lone `resolve` gets its suggestions).
+    static SUGGESTIONS_LEFT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// While it lives, the unknown names resolved on this thread share [`SUGGESTED_PER_RESPONSE`]
+/// suggestion passes: a reader of a response starts one, so that a response of unknown names
+/// costs at most that many passes over the map however many it holds. One started inside
+/// another (`finish_text`'s `push_text`) shares the outer's.
+pub(crate) struct SuggestionBudget(Option<usize>);
+
+impl SuggestionBudget {
+    pub(crate) fn start() -> Self {
+        let outer = SUGGESTIONS_LEFT.with(|left| left.get());
+        SUGGESTIONS_LEFT.with(|left| left.set(Some(outer.unwrap_or(SUGGESTED_PER_RESPONSE))));
+        Self(outer)
+    }
+}
+
+impl Drop for SuggestionBudget {
+    fn drop(&mut self) {
+        let outer = self.0;
+        SUGGESTIONS_LEFT.with(|left| left.set(match (outer, left.get()) {
+            // The passes the inner reader spent are spent for the outer too.
+            (Some(_), now) => now,
+            (None, _) => None,
+        }));
+    }
+}
+
+/// Takes one suggestion pass from the response's budget: `false` when none is left.
+fn take_suggestion_pass() -> bool {
+    SUGGESTIONS_LEFT.with(|left| match left.get() {
+        None => true,
+        Some(0) => false,
+        Some(n) => {
+            left.set(Some(n - 1));
+            true
+        }
+    })
+}
 
 /// Whether `name` ends, after a `_` (or any other character folded to one), with `tail` read
 /// folded.
@@ -1215,6 +1265,41 @@ mod tests {
         assert!(map.resolve(&long).unwrap_err().details.is_none());
         assert_eq!(map.resolve("tool_7").unwrap_err().details.unwrap()["suggestions"], serde_json::json!(["mcp__s__tool_7"]));
         assert!(map.resolve("mcp__s__tool_7x").unwrap_err().details.is_none(), "one edit away, but the map is large");
+    }
+
+    /// F5 (s24c): in one response, only the first [`SUGGESTED_PER_RESPONSE`] unknown names get
+    /// suggestions (each a pass over the map), however many unknown names it holds; a lone
+    /// `resolve` always gets them, and a budget started inside another shares it.
+    #[test]
+    fn a_response_pays_for_a_few_suggestion_passes() {
+        let (map, _) = NameMap::build(&[(Some("fs"), "read_file"), (Some("fs"), "write_file")], &opts(), NameRule::Strict);
+        let suggested = |name: &str| map.resolve(name).unwrap_err().details.is_some();
+        {
+            let _budget = SuggestionBudget::start();
+            for i in 0..SUGGESTED_PER_RESPONSE {
+                assert!(suggested("read_file"), "{i}");
+                assert!(map.resolve("mcp__fs__read_file").is_ok(), "known names cost no pass");
+            }
+            {
+                let _inner = SuggestionBudget::start();
+                assert!(!suggested("read_file"), "the inner reader shares the outer's budget");
+            }
+            assert!(!suggested("write_file"));
+        }
+        assert!(suggested("read_file"), "outside a response");
+        let _again = SuggestionBudget::start();
+        assert!(suggested("read_file"), "a new response, a new budget");
+        // Through the readers of responses: the first calls' errors suggest, the rest do not.
+        let calls: Vec<Value> = (0..40).map(|i| serde_json::json!({"id": format!("c{i}"), "type": "function", "function": {"name": "read_file", "arguments": "{}"}})).collect();
+        let response = serde_json::json!({"choices": [{"message": {"tool_calls": calls}}]});
+        drop(_again);
+        for _ in 0..2 {
+            let parsed = crate::calls::parse_tool_calls(&response, crate::calls::CallFormat::OpenAi, Some(&map)).unwrap();
+            let hinted = parsed.iter().filter(|c| c.error.as_ref().is_some_and(|e| e.message.contains("did you mean"))).count();
+            assert_eq!((parsed.len(), hinted), (40, SUGGESTED_PER_RESPONSE));
+            assert!(parsed[0].error.as_ref().unwrap().message.contains("did you mean \"mcp__fs__read_file\""));
+            assert!(parsed.iter().all(|c| c.error.as_ref().unwrap().code == "UNKNOWN_TOOL_NAME"));
+        }
     }
 
     /// An unknown name's error suggests the map's closest names: those whose tool it is, then
