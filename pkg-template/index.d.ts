@@ -1396,8 +1396,9 @@ export type OpenAIResponsesItem =
 
 /**
  * What {@link ToolCallAccumulator.message} returns for each provider. OpenAI Responses: the output items
- * (`ResponseInputItem`s: reasoning, message, function calls...) in order, each as `response.output_item.done` gave it
- * (a function call not done yet, in a stream cut short, as `output_item.added` gave it with its arguments so far).
+ * (`ResponseInputItem`s: reasoning, message, function calls...) in order, each as `response.output_item.done` gave it,
+ * or as the final event's `output` has it when no event gave it (a function call not done yet, in a stream cut short,
+ * as `output_item.added` gave it with its arguments so far).
  */
 export type AssistantMessage<P extends CallProvider = CallProvider> = P extends "openai" | "openai-chat"
   ? OpenAiAssistantMessage
@@ -1454,11 +1455,14 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * carries a name and another `id`: then it is another call (Ollama's OpenAI-compatible endpoint gives every parallel call
    * `index: 0`), and the one before it at that index is complete; a delta without `index` (Gemini's OpenAI-compatible
    * endpoint) goes on the call of its `id`, one with neither on the call the delta before it went on. Responses' `response.incomplete` ends the
-   * calls still streaming, each with the error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is
-   * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does. A Responses call that
-   * comes only in `response.completed`'s `output` (a stream resumed past its item's events, a server that sends no
-   * `output_item` events) is read there as its `output_item.done` would be, and `message()` has it; one its events
-   * completed is not given again. The output limit's
+   * calls still streaming (but one its `output` has `completed`, given whole), each with the error `INVALID_ARGUMENTS`
+   * naming why (`... are incomplete: the response is incomplete (max_output_tokens)`), as an `output_item.done` whose
+   * item is `incomplete` does. A Responses item that comes only in the final event's `output` (`response.completed`
+   * or `response.incomplete`: a stream resumed past its item's events, a server that sends no `output_item` events) is
+   * read there as its `output_item.done` would be: a call (a function's, a custom tool's) is given as
+   * {@link parseToolCalls} gives it from that response (one not `completed` in a response cut short, cut short too),
+   * and `message()` has every item of the output, in order; what the events gave is neither given again nor replaced.
+   * The output limit's
    * cut is read in streams as {@link parseToolCalls} reads it: a Chat `finish_reason: "length"` cuts the call started
    * last, and an Anthropic or Bedrock call is given with the event after its block's end (`message_delta`,
    * `messageStop`, the next block; a provider's error, or `finish()`), not with its `content_block_stop` /
@@ -1532,8 +1536,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *   {@link toolResultMessage} gives as sent): `functions.get_weather` stays `functions.get_weather`, a wrapper's tool
    *   uses are listed under their calls' `providerName`s (`weather` for `functions.weather`), one without tool uses
    *   as it came;
-   * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
-   *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);
+   * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them, or the
+   *   final event's `output` for an item no event gave (a function call not done yet, in a stream cut short: as
+   *   `output_item.added` gave it, arguments so far);
    * - `anthropic`: `{role: "assistant", content: [...]}`, the blocks in index order (`thinking`, `redacted_thinking`,
    *   `text` with its `citations`, `tool_use` with its `input`, a `compaction` block as its `compaction_delta` gave it,
    *   others as they started; a delta of a type toolwire does not know is passed over, as the SDK's stream passes

@@ -701,17 +701,23 @@ fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Opt
     // `call_id` is what the `function_call_output` answers; the item's own `id` (`fc_...`) is
     // not a call id, so a call without `call_id` has none.
     let mut calls = resolve_all(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), args_of(item.get("arguments")), map, CallFormat::OpenAiResponses);
-    let why = match (item.get("status").and_then(Value::as_str), cut) {
+    if let Some(why) = item_cut(item, cut) {
+        calls.iter_mut().for_each(|c| cut_call(c, why));
+    }
+    Some(calls)
+}
+
+/// Why a Responses call item is cut short, `cut` being why the response it is in ended early,
+/// or has not ended ([`responses_call`]): a call not `completed` in it is, and an item
+/// `incomplete` or `in_progress` itself.
+fn item_cut<'a>(item: &Value, cut: Option<&'a str>) -> Option<&'a str> {
+    match (item.get("status").and_then(Value::as_str), cut) {
         (Some("completed"), _) => None,
         (_, Some(why)) => Some(why),
         (Some("incomplete"), None) => Some("its item is incomplete"),
         (Some("in_progress"), None) => Some("its item is still in progress"),
         _ => None,
-    };
-    if let Some(why) = why {
-        calls.iter_mut().for_each(|c| cut_call(c, why));
     }
-    Some(calls)
 }
 
 fn anthropic_call(block: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
@@ -2177,8 +2183,10 @@ impl Accumulator {
     ///   call by its name), a wrapper's tool uses listed under their calls' names.
     /// * OpenAI Responses: the output items (reasoning, message, function calls...), in order,
     ///   each as its `response.output_item.done` gave it (a call with the id, name and arguments
-    ///   it was given, the item's in any stream but a broken one); a function call not done yet
-    ///   (a stream cut short) as `output_item.added` gave it, with the arguments streamed so far.
+    ///   it was given, the item's in any stream but a broken one), or as the final event's
+    ///   `output` has it when no event gave it (a stream resumed past its events); a function
+    ///   call not done yet (a stream cut short) as `output_item.added` gave it, with the
+    ///   arguments streamed so far.
     /// * Anthropic: `{role: "assistant", content: [...]}`, the content blocks in index order as
     ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
     ///   (with `citations`; one of white space at most is left out, as Anthropic refuses it),
@@ -2718,6 +2726,40 @@ impl Accumulator {
         self.responses.key(item_id).unwrap_or((output_index, 0))
     }
 
+    /// Responses: the function call `item`, whole, at `key` (its `output_item.done`, or its item
+    /// in the response's output): it completes the call still open there, and one never opened
+    /// (a stream resumed after its `output_item.added`) as well; one completed already is not
+    /// given twice, its item put in the turn in place of its part. `why`: why it is cut short.
+    fn item_done(&mut self, key: (u64, u64), item: &Value, why: Option<String>, done: &mut Vec<(u64, u64)>) {
+        let open = self.open.contains(key);
+        if !open && self.responses.closed(key) {
+            self.turn.call_again(key.0, item);
+            return;
+        }
+        if !open && !self.responses.room(&self.open) {
+            return;
+        }
+        let Some(p) = self.open.entry(key) else { return };
+        p.id = str_of(item, "call_id").or(p.id.take());
+        p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
+        match item.get("arguments") {
+            Some(Value::String(a)) => p.args = a.owned(),
+            Some(Value::Null) | None => {}
+            // Read as `parse_tool_calls` reads the item: an object as the arguments, anything
+            // else `INVALID_ARGUMENTS`.
+            Some(v) => {
+                p.args.clear();
+                p.whole = Some(v.clone());
+            }
+        }
+        if why.is_some() {
+            p.incomplete = why;
+        }
+        self.turn.call_done(key.0, Some(item), !open, p.id.as_deref(), &p.name, &p.args);
+        done.push(key);
+        self.responses.close(key);
+    }
+
     fn push_responses(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
         let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
         let oi = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
@@ -2780,66 +2822,47 @@ impl Accumulator {
             "response.output_item.done" => {
                 if let Some(item) = function_call {
                     let key = self.item_key(item.get("id").and_then(Value::as_str), oi);
-                    // The item is the whole call: it completes one still open, and one never
-                    // opened (a stream resumed after its `output_item.added`) as well; one that
-                    // `.arguments.done` completed already is not given twice.
-                    let open = self.open.contains(key);
-                    if open || !self.responses.closed(key) {
-                        if !open && !self.responses.room(&self.open) {
-                            return;
-                        }
-                        let Some(p) = self.open.entry(key) else { return };
-                        p.id = str_of(item, "call_id").or(p.id.take());
-                        p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
-                        match item.get("arguments") {
-                            Some(Value::String(a)) => p.args = a.owned(),
-                            Some(Value::Null) | None => {}
-                            // Read as `parse_tool_calls` reads the item: an object as the
-                            // arguments, anything else `INVALID_ARGUMENTS`.
-                            Some(v) => {
-                                p.args.clear();
-                                p.whole = Some(v.clone());
+                    let why = (item.get("status").and_then(Value::as_str) == Some("incomplete")).then(|| "its item is incomplete".owned());
+                    self.item_done(key, item, why, done);
+                }
+            }
+            // The response's output: an item no event gave (a stream resumed past its events, a
+            // server that sends none) is read as its `output_item.done` would be, as the SDK's
+            // final response has it: a call (a function's, a custom tool's) made, cut short as
+            // `parse_tool_calls` cuts it, any other item put in the turn; what the events gave
+            // stays. `response.incomplete` then ends the calls still streaming, cut short, as they
+            // are in the response's body.
+            "response.completed" | "response.incomplete" => {
+                let response = ev.get("response");
+                let cut = response.and_then(|r| cut_short(r).or_else(|| unfinished(r)));
+                let output = response.and_then(|r| r.get("output")).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                for (i, item) in output.iter().enumerate() {
+                    match item.get("type").and_then(Value::as_str) {
+                        Some("function_call") => {
+                            let key = self.item_key(item.get("id").and_then(Value::as_str), i as u64);
+                            if self.open.contains(key) || !self.responses.closed(key) {
+                                self.item_done(key, item, item_cut(item, cut.as_deref()).map(str::to_owned), done);
                             }
                         }
-                        if item.get("status").and_then(Value::as_str) == Some("incomplete") {
-                            p.incomplete = Some("its item is incomplete".owned());
+                        Some("custom_tool_call") => {
+                            let event = serde_json::json!({"type": "response.output_item.done", "output_index": i, "item": item});
+                            self.push_responses(&event, done);
                         }
-                        self.turn.call_done(key.0, Some(item), !open, p.id.as_deref(), &p.name, &p.args);
-                        done.push(key);
-                        self.responses.close(key);
-                    } else {
-                        self.turn.call_again(key.0, item);
+                        _ => {}
                     }
                 }
-            }
-            // The response's output: a call no event completed (a stream resumed past its
-            // item's events, a server that sends none) is read as its `output_item.done`, as
-            // the SDK's final response has it.
-            "response.completed" => {
-                let output = ev.get("response").and_then(|r| r.get("output")).and_then(Value::as_array);
-                for (i, item) in output.into_iter().flatten().enumerate() {
-                    if item.get("type").and_then(Value::as_str) != Some("function_call") {
-                        continue;
+                self.turn.final_output(output);
+                if kind == "response.incomplete" {
+                    let why = cut.unwrap_or_else(|| "the response is incomplete".owned());
+                    let keys: Vec<(u64, u64)> = self.open.keys().filter(|k| !done.contains(k)).collect();
+                    for &k in &keys {
+                        if let Some(p) = self.open.get_mut(k) {
+                            p.incomplete = Some(why.clone());
+                        }
+                        self.responses.close(k);
                     }
-                    let key = self.item_key(item.get("id").and_then(Value::as_str), i as u64);
-                    if self.open.contains(key) || !self.responses.closed(key) {
-                        let event = serde_json::json!({"type": "response.output_item.done", "output_index": key.0, "item": item});
-                        self.push_responses(&event, done);
-                    }
+                    done.extend(keys);
                 }
-            }
-            // The response ended early: the calls still streaming end here, cut short, as they
-            // are in the response's body.
-            "response.incomplete" => {
-                let why = ev.get("response").and_then(cut_short).unwrap_or_else(|| "the response is incomplete".owned());
-                let keys: Vec<(u64, u64)> = self.open.keys().collect();
-                for &k in &keys {
-                    if let Some(p) = self.open.get_mut(k) {
-                        p.incomplete = Some(why.clone());
-                    }
-                    self.responses.close(k);
-                }
-                done.extend(keys);
             }
             _ => {}
         }
@@ -5304,6 +5327,64 @@ mod tests {
             assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("a"), Some("b")]);
             assert_eq!(acc.message().unwrap().as_array().unwrap().len(), 2);
         }
+    }
+
+    /// Items that come only in the final response event (`response.completed`,
+    /// `response.incomplete`: a stream resumed past their events, a server that sends no
+    /// per-item events) are read as their `output_item.done` would be: the calls as
+    /// `parse_tool_calls` gives them from the same response, and every item in the turn, in
+    /// order, beside those the events gave (F3, s24b).
+    #[test]
+    fn items_only_in_the_final_response_event_are_read_as_their_events_would_be() {
+        let rs = json!({"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA"});
+        let msg = |id: &str, status: &str| json!({"type":"message","id":id,"role":"assistant","status":status,"content":[{"type":"output_text","text":"Checking.","annotations":[]}]});
+        let fc = |id: &str, status: &str| json!({"type":"function_call","id":format!("fc_{id}"),"call_id":id,"name":"now","arguments":"{}","status":status});
+        let ctc = json!({"type":"custom_tool_call","id":"ctc_1","call_id":"c","name":"sql","input":"SELECT 1"});
+        let ids = |calls: &[ToolCall]| calls.iter().map(|c| (c.id.clone().unwrap_or_default(), c.error.as_ref().map(|e| e.code))).collect::<Vec<_>>();
+        let cases = [
+            // (a) completed: the reasoning and message items are in the turn with the call.
+            ("response.completed", json!({"id":"r","status":"completed","output":[rs, msg("msg_1", "completed"), fc("a", "completed")]})),
+            // (b) incomplete: a call `completed` in it is given whole, one not is cut short.
+            ("response.incomplete", json!({"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[rs, fc("a", "completed"), fc("b", "in_progress"), msg("msg_2", "incomplete")]})),
+            // (c) a custom tool's call, with its error.
+            ("response.completed", json!({"id":"r","status":"completed","output":[ctc]})),
+        ];
+        for (kind, response) in cases {
+            let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+            let mut calls = push(&mut acc, &json!({"type":"response.created","response":{"id":"r","status":"in_progress","output":[]}}), None);
+            calls.extend(push(&mut acc, &json!({"type":kind,"response":response}), None));
+            calls.extend(acc.finish(None).unwrap());
+            let parsed = parse_tool_calls(&response, CallFormat::OpenAiResponses, None).unwrap();
+            assert!(!parsed.is_empty());
+            assert_eq!(ids(&calls), ids(&parsed), "{kind}");
+            assert_eq!(calls.iter().map(|c| &c.arguments).collect::<Vec<_>>(), parsed.iter().map(|c| &c.arguments).collect::<Vec<_>>());
+            assert_eq!(acc.message().unwrap(), response["output"], "{kind}");
+        }
+        // (d) resumed past the reasoning item's events: the call's events, then the whole output.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let mut added = fc("a", "in_progress");
+        added["arguments"] = json!("");
+        let mut calls = push(&mut acc, &json!({"type":"response.output_item.added","output_index":1,"item":added}), None);
+        calls.extend(push(&mut acc, &json!({"type":"response.function_call_arguments.delta","output_index":1,"item_id":"fc_a","delta":"{}"}), None));
+        calls.extend(push(&mut acc, &json!({"type":"response.output_item.done","output_index":1,"item":fc("a", "completed")}), None));
+        let mut other = msg("msg_9", "completed");
+        other["content"][0]["text"] = json!("as the events gave it");
+        calls.extend(push(&mut acc, &json!({"type":"response.output_item.done","output_index":2,"item":other}), None));
+        calls.extend(push(&mut acc, &json!({"type":"response.completed","response":{"id":"r","status":"completed","output":[rs, fc("a", "completed"), msg("msg_9", "completed")]}}), None));
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(ids(&calls), [("a".to_owned(), None)]);
+        assert_eq!(acc.message().unwrap(), json!([rs, fc("a", "completed"), other]));
+        // A call still streaming when `response.incomplete` comes, its item `completed` in the
+        // output: given whole, not cut short; one not in the output is cut short.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        push(&mut acc, &json!({"type":"response.output_item.added","output_index":0,"item":added}), None);
+        let mut other = added.clone();
+        other["id"] = json!("fc_z");
+        other["call_id"] = json!("z");
+        push(&mut acc, &json!({"type":"response.output_item.added","output_index":1,"item":other}), None);
+        let calls = push(&mut acc, &json!({"type":"response.incomplete","response":{"id":"r","status":"incomplete","output":[fc("a", "completed")]}}), None);
+        assert_eq!(ids(&calls), [("a".to_owned(), None), ("z".to_owned(), Some("INVALID_ARGUMENTS"))]);
+        assert_eq!(calls[0].arguments, json!({}));
     }
 
     /// An accumulator given the next turn's stream after `finish` starts afresh: the next

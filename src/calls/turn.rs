@@ -6,7 +6,7 @@
 //! citations. Names and arguments are the provider's, as the model sent them (not mapped through
 //! the name map), but a call's name that OpenAI Chat or Bedrock refuses in a history.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -621,6 +621,32 @@ impl Turn {
             let was = std::mem::replace(&mut p.value, item.clone());
             let text = |k: &str| was.get(k).and_then(Value::as_str).unwrap_or("");
             set_call(&mut p.value, was.get("call_id").and_then(Value::as_str), text("name"), text("arguments"));
+        }
+    }
+
+    /// Responses: the response's `output` (`response.completed`, `response.incomplete`), for the
+    /// items no event gave (a stream resumed past their events, a server that sends none): each
+    /// put at its output index, as its `output_item.done` would have, after any part there.
+    /// An item the events gave (by its `id`; one without, by its index) stays as they made it.
+    /// Function calls are the accumulator's to put in ([`Turn::call_done`]).
+    pub(super) fn final_output(&mut self, output: &[Value]) {
+        if self.lost.is_some() || output.is_empty() {
+            return;
+        }
+        let ids: HashSet<String> = self.parts.iter().filter_map(|(_, p)| p.value.get("id").and_then(Value::as_str)).map(str::to_owned).collect();
+        for (pos, item) in (0u64..).zip(output) {
+            if !item.is_object() || item.get("type").and_then(Value::as_str) == Some("function_call") {
+                continue;
+            }
+            let latest = self.latest(pos);
+            let given = match item.get("id").and_then(Value::as_str) {
+                Some(id) => ids.contains(id),
+                None => latest.is_some(),
+            };
+            if !given {
+                let key = latest.map_or((pos, 0), |i| (pos, self.parts[i].0 .1 + 1));
+                self.part(key, || item.clone());
+            }
         }
     }
 
