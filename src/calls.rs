@@ -2015,6 +2015,12 @@ pub struct Accumulator {
     /// ([`Accumulator::chat_key`]).
     chat_next: u64,
     chat_last: Option<(u64, u64)>,
+    /// OpenAI Chat and Responses: the id of the completion or response read (the last given),
+    /// and whether it ended (Chat: the first choice's `finish_reason`; Responses:
+    /// `response.completed` or `response.incomplete`), by which another's start is known
+    /// ([`Accumulator::next_turn`]).
+    stream_id: Option<String>,
+    stream_ended: bool,
     /// OpenAI Chat and Gemini: the calls dropped past the bounds ([`Accumulator::drop_open`]),
     /// by choice or candidate, `index` and id, so that the deltas still streaming to them are
     /// passed over rather than read as calls without a name.
@@ -2042,6 +2048,8 @@ impl Accumulator {
             responses: ResponsesCalls::default(),
             chat_next: 0,
             chat_last: None,
+            stream_id: None,
+            stream_ended: false,
             dropped: Vec::new(),
             emitted: 0,
             room: 0,
@@ -2058,6 +2066,64 @@ impl Accumulator {
         if self.finished {
             *self = Self::new(self.format);
         }
+    }
+
+    /// OpenAI Responses and Chat: `ev` begins another turn's stream without a `finish` after the
+    /// last (as an app may leave out, every Responses call coming from `push`): a Responses
+    /// `response.created` of another response than the one read (by its id; without ids, after
+    /// the one read ended), a Chat chunk of another completion (its `id`) that has the first
+    /// choice's message begin, after the one read ended (a server may give every chunk an id of
+    /// its own: not within a completion, nor in the usage chunk after its end). The accumulator
+    /// then starts afresh, as after `finish`, rather than take the next turn's calls for the
+    /// last's (a Responses call at an output index done before passed over) or put two turns in
+    /// one message; the text not yet read stays, the next stream's. Calls of the last turn not
+    /// given yet (a stream cut short, calls kept from a push that failed) are dropped: the
+    /// error says so, rather than give them with the next turn's.
+    fn next_turn(&mut self, ev: &Value) -> Option<Error> {
+        let (id, begins, ends) = match self.format {
+            CallFormat::OpenAiResponses => {
+                let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
+                let id = ev.get("response").and_then(|r| r.get("id")).and_then(Value::as_str).filter(|i| !i.is_empty());
+                let begins = kind == "response.created"
+                    && match (id, self.stream_id.as_deref()) {
+                        (Some(new), Some(old)) => new != old,
+                        _ => self.stream_ended,
+                    };
+                (id, begins, matches!(kind, "response.completed" | "response.incomplete"))
+            }
+            CallFormat::OpenAi | CallFormat::Ollama => {
+                let id = ev.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
+                let first = array(ev, "choices").iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0);
+                let delta = first.and_then(|c| c.get("delta"));
+                let starts = |d: &Value| {
+                    d.get("role").is_some_and(Value::is_string)
+                        || ["content", "refusal", "reasoning_content"].iter().any(|k| d.get(*k).and_then(Value::as_str).is_some_and(|t| !t.is_empty()))
+                        || d.get("tool_calls").and_then(Value::as_array).is_some_and(|t| !t.is_empty())
+                };
+                let begins = self.stream_ended && id.is_some() && id != self.stream_id.as_deref() && delta.is_some_and(starts);
+                (id, begins, first.and_then(|c| c.get("finish_reason")).is_some_and(|r| !r.is_null()))
+            }
+            _ => return None,
+        };
+        let mut error = None;
+        if begins {
+            let left = self.open.calls.len() + self.carried.len();
+            let text = std::mem::take(&mut self.text);
+            *self = Self::new(self.format);
+            self.text = text;
+            let what = if self.format == CallFormat::OpenAiResponses { "response" } else { "completion" };
+            error = (left > 0).then(|| {
+                Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("another {what} began before finish() ended the stream of the last: its {left} tool calls not given yet were dropped (call finish() when a stream ends)"),
+                )
+            });
+        }
+        if let Some(id) = id.filter(|&i| self.stream_id.as_deref() != Some(i)) {
+            self.stream_id = Some(id.owned());
+        }
+        self.stream_ended |= ends;
+        error
     }
 
     /// The provider format it reads.
@@ -2113,11 +2179,14 @@ impl Accumulator {
             ));
         }
         shape::check_event(event, self.format)?;
+        let next = self.next_turn(event);
         let mut out = std::mem::take(&mut self.carried);
         out.extend(self.push_event(event, map));
         // Calls dropped first: a call refused, or a turn dropped, at the same time says so with
         // the next push.
-        let error = if self.open.too_large() {
+        let error = if next.is_some() {
+            next
+        } else if self.open.too_large() {
             Some(self.drop_open())
         } else if std::mem::take(&mut self.responses.refused) {
             Some(self.refused())
@@ -5385,6 +5454,93 @@ mod tests {
         let calls = push(&mut acc, &json!({"type":"response.incomplete","response":{"id":"r","status":"incomplete","output":[fc("a", "completed")]}}), None);
         assert_eq!(ids(&calls), [("a".to_owned(), None), ("z".to_owned(), Some("INVALID_ARGUMENTS"))]);
         assert_eq!(calls[0].arguments, json!({}));
+    }
+
+    /// An accumulator given the next turn's stream without `finish` after the last (every
+    /// Responses call comes from `push`, so an app may leave it out) starts afresh at a new
+    /// response's `response.created`, or a new Chat completion's first chunk after the last's
+    /// end: the next turn's calls are given and its message is its own; calls of the last not
+    /// given yet are dropped, and the push says so (F4, s24b).
+    #[test]
+    fn a_new_response_or_completion_without_finish_starts_the_next_turn() {
+        let item = |n: u64| json!({"type":"function_call","id":format!("fc_{n}"),"call_id":format!("call_{n}"),"name":"now","arguments":format!("{{\"turn\":{n}}}"),"status":"completed"});
+        let turn = |n: u64, end: bool| {
+            let mut added = item(n);
+            added["arguments"] = json!("");
+            let mut events = vec![
+                json!({"type":"response.created","response":{"id":format!("resp_{n}"),"status":"in_progress","output":[]}}),
+                json!({"type":"response.output_item.added","output_index":0,"item":added}),
+                json!({"type":"response.function_call_arguments.delta","output_index":0,"item_id":format!("fc_{n}"),"delta":format!("{{\"turn\":{n}}}")}),
+            ];
+            if end {
+                events.push(json!({"type":"response.output_item.done","output_index":0,"item":item(n)}));
+                events.push(json!({"type":"response.completed","response":{"id":format!("resp_{n}"),"status":"completed","output":[]}}));
+            }
+            events
+        };
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        for n in [1, 2] {
+            let calls: Vec<ToolCall> = turn(n, true).iter().flat_map(|e| push(&mut acc, e, None)).collect();
+            assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["turn"].as_u64())).collect::<Vec<_>>(), [(Some(format!("call_{n}").as_str()), Some(n))]);
+            assert_eq!(acc.message().unwrap(), json!([item(n)]));
+        }
+        assert!(acc.finish(None).unwrap().is_empty());
+        // As text, both streams in one piece.
+        let text: String = [turn(1, true), turn(2, true)].concat().iter().map(|e| format!("data: {e}\n\n")).collect();
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let calls = acc.push_text(&text, None).unwrap();
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_1"), Some("call_2")]);
+        assert_eq!(acc.message().unwrap(), json!([item(2)]));
+        // The same response's events given again (a stream read again from its start) are no
+        // new turn: its call is not given twice.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let calls: Vec<ToolCall> = [turn(1, true), turn(1, true)].concat().iter().flat_map(|e| push(&mut acc, e, None)).collect();
+        assert_eq!(calls.len(), 1);
+        // Without ids, a response created after the last completed is the next.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let mut calls = Vec::new();
+        for n in [1, 2] {
+            for mut e in turn(n, true) {
+                e["response"].as_object_mut().map(|r| r.remove("id"));
+                calls.extend(push(&mut acc, &e, None));
+            }
+        }
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_1"), Some("call_2")]);
+        // A stream cut short, then the next without finish: its open call is dropped, said so.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        for e in turn(1, false) {
+            push(&mut acc, &e, None);
+        }
+        let next = turn(2, true);
+        let e = acc.push(&next[0], None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.contains("finish()"), "{}", e.message);
+        let calls: Vec<ToolCall> = next[1..].iter().flat_map(|e| push(&mut acc, e, None)).collect();
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_2")]);
+        assert!(acc.finish(None).unwrap().is_empty());
+        assert_eq!(acc.message().unwrap(), json!([item(2)]));
+
+        // Chat: a chunk of another completion after the last's end begins the next turn.
+        let chunks = |n: u64, id: &dyn Fn(usize) -> String| {
+            vec![
+                json!({"id":id(0),"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":format!("call_{n}"),"type":"function","function":{"name":"now","arguments":""}}]},"finish_reason":null}]}),
+                json!({"id":id(1),"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":format!("{{\"turn\":{n}}}")}}]},"finish_reason":null}]}),
+                json!({"id":id(2),"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+                json!({"id":id(3),"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}),
+            ]
+        };
+        for per_chunk in [false, true] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            for n in [1, 2] {
+                // Some servers give each chunk an id of its own: that is no new turn.
+                let id = move |i: usize| if per_chunk { format!("chatcmpl-{n}-{i}") } else { format!("chatcmpl-{n}") };
+                let calls: Vec<ToolCall> = chunks(n, &id).iter().flat_map(|e| push(&mut acc, e, None)).collect();
+                assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["turn"].as_u64())).collect::<Vec<_>>(), [(Some(format!("call_{n}").as_str()), Some(n))]);
+                let message = acc.message().unwrap();
+                assert_eq!(message["tool_calls"].as_array().unwrap().iter().map(|t| t["id"].as_str()).collect::<Vec<_>>(), [Some(format!("call_{n}").as_str())], "{per_chunk}");
+                assert_eq!(message["tool_calls"][0]["function"]["arguments"], format!("{{\"turn\":{n}}}"));
+            }
+        }
     }
 
     /// An accumulator given the next turn's stream after `finish` starts afresh: the next
