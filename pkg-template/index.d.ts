@@ -1197,10 +1197,21 @@ export type OpenAiAssistantMessage = {
   /**
    * The calls in index order, names and arguments as the model sent them (absent when there are none), but a name
    * Chat Completions refuses in a history (see {@link ToolCallAccumulator.message}), with any other key their deltas
-   * carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`).
+   * carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`). A custom tool's call is
+   * {@link OpenAiCustomToolCall} (`type: "custom"`, no `function`): check `type` before reading `function`.
    */
-  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string }; extra_content?: JsonObject }>;
+  tool_calls?: Array<
+    { id: string; type: "function"; function: { name: string; arguments: string }; extra_content?: JsonObject } | OpenAiCustomToolCall
+  >;
 };
+
+/**
+ * A custom tool's call in {@link OpenAiAssistantMessage.tool_calls} (a `ChatCompletionMessageCustomToolCall`): its
+ * name and free-text input put together from its deltas, as a function's are. Its {@link ToolCall} is
+ * `INVALID_ARGUMENTS` (`custom: true`), as no MCP tool takes free text; it is in the turn all the same, as OpenAI
+ * wants an answer to every call.
+ */
+export type OpenAiCustomToolCall = { id: string; type: "custom"; custom: { name: string; input: string } };
 
 /**
  * Ollama: the model's turn. From its own `/api/chat` stream, with `thinking` and arguments as objects (a call
@@ -1211,7 +1222,8 @@ export type OllamaAssistantMessage = {
   role: "assistant";
   content: string | null;
   thinking?: string;
-  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: JsonObject | string } }>;
+  /** As OpenAI's (a custom tool's call, through the OpenAI-compatible endpoint, is {@link OpenAiCustomToolCall}). */
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: JsonObject | string } } | OpenAiCustomToolCall>;
 };
 
 /**

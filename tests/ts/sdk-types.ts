@@ -153,6 +153,17 @@ const geminiTurn: GeminiContent = new ToolCallAccumulator("gemini").message();
 const vertexTurn: GeminiContent = new ToolCallAccumulator("vertex").message();
 const bedrockTurn: BedrockMessage = new ToolCallAccumulator("bedrock").message();
 const responsesTurn: ResponseInputItem[] = new ToolCallAccumulator("openai-responses").message();
+// A Chat turn's calls are functions' or custom tools' (`{type: "custom", custom: {name, input}}`), as the SDK's: reading
+// `function` needs the check of `type` first, and each is a call the SDK's message holds.
+const turnCalls = new ToolCallAccumulator("openai").message().tool_calls ?? [];
+// @ts-expect-error a custom tool's call has no `function`
+const unchecked: string[] = turnCalls.map((t) => t.function.name);
+const checked: string[] = turnCalls.map((t) => (t.type === "function" ? t.function.name : t.custom.name));
+const sdkCalls: import("openai/resources/chat/completions").ChatCompletionMessageToolCall[] = turnCalls;
+const ollamaCalls = new ToolCallAccumulator("ollama").message().tool_calls ?? [];
+// @ts-expect-error so may Ollama's, through its OpenAI-compatible endpoint
+const ollamaUnchecked: string[] = ollamaCalls.map((t) => t.function.name);
+const ollamaChecked: string[] = ollamaCalls.map((t) => (t.type === "custom" ? t.custom.input : t.function.name));
 // Every kind of output item a Responses stream gives (not the client's own outputs) is one of the turn's (what the SDK
 // adds fails here when it is upgraded).
 declare const responsesKind: Exclude<import("openai/resources/responses/responses").ResponseOutputItem["type"], "function_call_output" | "custom_tool_call_output" | "computer_call_output" | "local_shell_call_output" | "shell_call_output" | "apply_patch_call_output" | "mcp_approval_response">;
