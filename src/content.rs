@@ -68,7 +68,7 @@ pub fn block_text(block: &ContentBlock) -> String {
             };
             // The uri, then the MIME type and the size, where given (MCP's `size`, in bytes: a
             // model reading it knows whether the resource is worth reading).
-            let size = l.extra.get("size").and_then(Value::as_f64).filter(|n| *n >= 0.0 && n.is_finite()).map(|n| crate::results::size_text(n.round() as usize));
+            let size = l.extra.get("size").and_then(Value::as_f64).filter(|n| *n >= 0.0 && n.is_finite()).map(|n| crate::results::size_text_u64(n.round() as u64));
             let uri = crate::results::shown_uri(&l.uri);
             let details: Vec<&str> = [l.mime_type.as_deref().filter(|m| !m.is_empty()), size.as_deref()].into_iter().flatten().collect();
             let mut out = match (name.is_empty(), details.is_empty()) {

@@ -1190,11 +1190,24 @@ fn over(bytes: usize, limit: usize) -> (String, String) {
 
 /// A size, short: `512 bytes`, `12 KB`, `3.75 MB`.
 pub(crate) fn size_text(bytes: usize) -> String {
-    match bytes {
-        0..=999 => format!("{bytes} bytes"),
-        1_000..=999_999 => format!("{} KB", (bytes + 500) / 1000),
-        _ => megabytes(bytes),
+    size_text_u64(bytes as u64)
+}
+
+/// [`size_text`] of any size (MCP's `size` of a resource, which may pass 4 GB): in the larger
+/// unit where rounding reaches the next (999,600 bytes are 1 MB, not 1000 KB), GB past 1,000 MB.
+pub(crate) fn size_text_u64(bytes: u64) -> String {
+    if bytes < 1000 {
+        return format!("{bytes} bytes");
     }
+    let kb = bytes.saturating_add(500) / 1000;
+    if kb < 1000 {
+        return format!("{kb} KB");
+    }
+    let mb_hundredths = bytes.saturating_add(5_000) / 10_000;
+    if mb_hundredths < 100_000 {
+        return hundredths(mb_hundredths, "MB");
+    }
+    hundredths(bytes.saturating_add(5_000_000) / 10_000_000, "GB")
 }
 
 /// The last segment of a URI's path (before any query), with `ext` unless it has it:
@@ -1461,6 +1474,10 @@ pub(crate) fn flatten(result: &CallToolResult, max_chars: usize) -> String {
 /// the text (a cap under 7 units), the longest of `Error.` and `Error` that fits, or nothing:
 /// toolwire's own words are never cut (`Err`, `Error:`).
 fn with_prefix(text: String, max: usize) -> String {
+    // toolwire's own short forms say it already ("Error; see media.", not "Error: Error; see media.").
+    if text.starts_with("Error") && utf16_len(&text) <= max && EMPTY_ERRORS.iter().chain(&MEDIA_ERRORS).any(|l| *l == text) {
+        return text;
+    }
     if text.is_empty() || ERROR_PREFIX.len() + utf16_len(&text) > max {
         return fitting(&["Error.", "Error"], max).owned();
     }
@@ -1523,12 +1540,16 @@ fn cap_text(parts: &mut Vec<Part>, total: usize, max: usize) {
 
 /// `bytes` in MB (10^6), to two decimals at most: `3.75 MB`, `20 MB`.
 fn megabytes(bytes: usize) -> String {
-    let hundredths = (bytes as u64 + 5_000) / 10_000;
-    let (whole, frac) = (hundredths / 100, hundredths % 100);
+    hundredths((bytes as u64).saturating_add(5_000) / 10_000, "MB")
+}
+
+/// A count of hundredths of `unit`, its trailing zeros left out: `3.75 MB`, `1.5 MB`, `20 MB`.
+fn hundredths(n: u64, unit: &str) -> String {
+    let (whole, frac) = (n / 100, n % 100);
     match frac {
-        0 => format!("{whole} MB"),
-        f if f % 10 == 0 => format!("{whole}.{} MB", f / 10),
-        f => format!("{whole}.{f:02} MB"),
+        0 => format!("{whole} {unit}"),
+        f if f % 10 == 0 => format!("{whole}.{} {unit}", f / 10),
+        f => format!("{whole}.{f:02} {unit}"),
     }
 }
 
@@ -2617,6 +2638,20 @@ mod tests {
         assert_eq!(megabytes(125_829_120), "125.83 MB");
         assert_eq!(megabytes(1_500_000), "1.5 MB");
         assert_eq!(megabytes(1_234), "0 MB");
+        // Sizes of any magnitude, each in the unit its rounding reaches.
+        for (bytes, text) in [
+            (999, "999 bytes"),
+            (999_499, "999 KB"),
+            (999_600, "1 MB"),
+            (999_994_999, "999.99 MB"),
+            (999_995_000, "1 GB"),
+            (4_294_967_296, "4.29 GB"),
+            (10_000_000_000, "10 GB"),
+            (5_000_000_000_000, "5000 GB"),
+            (u64::MAX, "18446744073.7 GB"),
+        ] {
+            assert_eq!(size_text_u64(bytes), text, "{bytes}");
+        }
     }
 
     /// An empty id is no id: refused where the provider needs one, left out of Gemini's message.
@@ -3171,8 +3206,9 @@ mod tests {
         assert_eq!(m["content"], format!("Error: {MEDIA_ERROR}"));
         assert_eq!(m["images"], json!([PNG]));
         // Within the cap, never cut: a shorter sentence where it does not fit, down to none.
+        // toolwire's own short forms are not prefixed again ("Error: Error").
         let m = message(&r, ResultFormat::Ollama, ResultOptions { max_chars: 12, ..multimodal });
-        assert_eq!(m["content"], "Error: Error");
+        assert_eq!(m["content"], "Error");
         let m = message(&r, ResultFormat::Gemini, ResultOptions { max_chars: 5, ..multimodal });
         assert_eq!(m["functionResponse"]["response"], json!({"error":"Error"}));
         let m = message(&r, ResultFormat::Gemini, ResultOptions { max_chars: 40, ..multimodal });
@@ -3187,8 +3223,9 @@ mod tests {
                 let ollama = message(r, ResultFormat::Ollama, opts);
                 let texts = [
                     gemini["functionResponse"]["response"]["error"].as_str().unwrap(),
-                    ollama["content"].as_str().unwrap().strip_prefix("Error: ").unwrap_or_default(),
+                    ollama["content"].as_str().map(|c| c.strip_prefix("Error: ").unwrap_or(c)).unwrap(),
                 ];
+                assert!(!ollama["content"].as_str().unwrap().starts_with("Error: Error"), "{max}: {ollama}");
                 for t in texts {
                     assert!(sentences.contains(&t), "{max}: {t:?}");
                     assert!(utf16_len(t) <= max, "{max}: {t:?}");
@@ -3198,7 +3235,7 @@ mod tests {
             }
             // flattenContent describes the image: only the empty error is its sentence.
             let flat = flatten(&blank, max);
-            let t = flat.strip_prefix("Error: ").unwrap_or_default();
+            let t = flat.strip_prefix("Error: ").unwrap_or(&flat);
             assert!(empty.contains(&t) && utf16_len(&flat) <= max, "{max}: {flat:?}");
             // The prefix is never cut (`Err`, `Error:`) nor left bare: under its room, the longest
             // of "Error." and "Error" that fits (s22d F6); likewise for OpenAI's and Ollama's text.
@@ -3206,7 +3243,9 @@ mod tests {
             let openai = message(&said, ResultFormat::OpenAi, opts);
             let ollama = message(&blank, ResultFormat::Ollama, opts);
             for t in [flat.as_str(), &flatten(&said, max), openai["content"].as_str().unwrap(), ollama["content"].as_str().unwrap()] {
-                let whole = t.strip_prefix("Error: ").is_some_and(|rest| !rest.is_empty()) || ["Error.", "Error", ""].contains(&t);
+                // toolwire's own short forms stand alone ("Error with no content.", not after "Error: ").
+                let own = t.starts_with("Error") && EMPTY_ERRORS.contains(&t);
+                let whole = t.strip_prefix("Error: ").is_some_and(|rest| !rest.is_empty() && !rest.starts_with("Error")) || own || t.is_empty();
                 assert!(whole && utf16_len(t) <= max, "{max}: {t:?}");
                 assert_eq!(t.is_empty(), max < 5, "{max}: {t:?}");
             }

@@ -282,9 +282,9 @@ fn strict_object<'n, 'a>(
         return Ok((Strict(o, false), None));
     }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
-        walk.budget.count_enum(values.len(), string_bytes(values), || string_chars(values));
+        walk.budget.count_enum(values.len(), chars_of_strings(values), || string_chars(values));
     } else if let Some(c) = may(has, keys::CONST).then(|| raw(&o, "const")).flatten() {
-        walk.budget.count_enum(0, c.as_str().map_or(0, str::len), || None);
+        walk.budget.count_enum(0, c.as_str().map_or(0, |s| s.chars().count()), || None);
     }
     // Only made when `levels.plans` and some part of it changes something.
     let mut plan: Plan = None;
@@ -317,7 +317,7 @@ fn strict_object<'n, 'a>(
                     walk.budget.properties += props.len();
                     let mut done = List::with_capacity_in(props.len(), arena);
                     for (name, sub) in props.iter() {
-                        walk.budget.chars += name.len();
+                        walk.budget.chars += name.chars().count();
                         let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, walk, arena)?;
                         let optional = !required.has(name);
                         if optional {
@@ -328,7 +328,7 @@ fn strict_object<'n, 'a>(
                             }
                             widen_nullable(&mut strict);
                             if let Some(Val::EnumOrNull(values)) = strict.0.get("enum") {
-                                walk.budget.count_widened(values.len(), values.len() + 1, string_bytes(values), || string_chars(values));
+                                walk.budget.count_widened(values.len(), values.len() + 1, chars_of_strings(values), || string_chars(values));
                             }
                         }
                         if levels.plans && (optional || sub_plan.is_some()) {
@@ -588,9 +588,9 @@ fn append_note<'n>(o: &mut Map<'n, Val<'n, '_>>, hint: &str, arena: &'n Bump) {
     o.insert("description", Val::Text(joined.into_bump_str()));
 }
 
-/// The bytes of an enum's strings.
-fn string_bytes(values: &[Node]) -> usize {
-    values.iter().filter_map(Node::as_str).map(str::len).sum()
+/// The characters of an enum's strings.
+fn chars_of_strings(values: &[Node]) -> usize {
+    values.iter().filter_map(Node::as_str).map(|s| s.chars().count()).sum()
 }
 
 /// `openai::string_chars` of an enum.

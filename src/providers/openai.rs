@@ -465,26 +465,26 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// Counts an enum of `values` values whose strings total `bytes`. `string_chars`, asked
-    /// only of an enum that may be past the large-enum limit: its characters when every value
-    /// is a string.
-    pub(crate) fn count_enum(&mut self, values: usize, bytes: usize, string_chars: impl FnOnce() -> Option<usize>) {
+    /// Counts an enum of `values` values whose strings total `chars` characters (OpenAI's
+    /// limits count characters, not UTF-8 bytes). `string_chars`, asked only of an enum that may
+    /// be past the large-enum limit: its characters when every value is a string (or `null`).
+    pub(crate) fn count_enum(&mut self, values: usize, chars: usize, string_chars: impl FnOnce() -> Option<usize>) {
         self.enum_values += values;
-        self.chars += bytes;
-        self.check_large_enum(values, bytes, string_chars);
+        self.chars += chars;
+        self.check_large_enum(values, chars, string_chars);
     }
 
     /// Counts the values that making an optional property nullable adds to its enum (`before`
-    /// values, now `values`, `bytes` of strings): its `null`, and a `const` made an enum of it
-    /// and `null` (its characters counted as the `const`'s). The enum's own count, made before,
-    /// did not have them: an enum of 1,000 is sent with 1,001.
-    pub(crate) fn count_widened(&mut self, before: usize, values: usize, bytes: usize, string_chars: impl FnOnce() -> Option<usize>) {
+    /// values, now `values`, `chars` characters of strings): its `null`, and a `const` made an
+    /// enum of it and `null` (its characters counted as the `const`'s). The enum's own count,
+    /// made before, did not have them: an enum of 1,000 is sent with 1,001.
+    pub(crate) fn count_widened(&mut self, before: usize, values: usize, chars: usize, string_chars: impl FnOnce() -> Option<usize>) {
         self.enum_values += values.saturating_sub(before);
-        self.check_large_enum(values, bytes, string_chars);
+        self.check_large_enum(values, chars, string_chars);
     }
 
-    fn check_large_enum(&mut self, values: usize, bytes: usize, string_chars: impl FnOnce() -> Option<usize>) {
-        if values > 250 && bytes > 15_000 && self.large_enum.is_none() {
+    fn check_large_enum(&mut self, values: usize, chars: usize, string_chars: impl FnOnce() -> Option<usize>) {
+        if values > 250 && chars > 15_000 && self.large_enum.is_none() {
             if let Some(chars) = string_chars().filter(|&c| c > 15_000) {
                 self.large_enum = Some((values, chars));
             }
@@ -586,11 +586,11 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         return Ok(Err(format!("a schema without a type at {}", display_path(cx.path()))));
     }
     if let Some(Value::Array(e)) = obj.find("enum") {
-        let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
-        budget.count_enum(e.len(), bytes, || string_chars(e));
+        let chars = e.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum::<usize>();
+        budget.count_enum(e.len(), chars, || string_chars(e));
     } else if let Some(c) = obj.find("const") {
         // Its characters count with the enum values' (no enum value itself).
-        budget.count_enum(0, c.as_str().map_or(0, str::len), || None);
+        budget.count_enum(0, c.as_str().map_or(0, |s| s.chars().count()), || None);
     }
     let mut plan = ArgPlan::default();
     let is_object = types.contains(&"object");
@@ -622,7 +622,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         if let Some(Value::Object(props)) = obj.find_mut("properties") {
             budget.properties += props.len();
             for (name, sub) in props.iter_mut() {
-                budget.chars += name.len();
+                budget.chars += name.chars().count();
                 // A default of `null`: left out or `null`, the property is the same to the server.
                 let null_by_default = sub.get("default").is_some_and(Value::is_null);
                 let sub_plan = match cx.at("properties", |cx| cx.at(name, |cx| strict_node(sub, cx, level + 1, budget)))? {
@@ -637,8 +637,8 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
                     let before = enum_len(sub);
                     widen_nullable(sub);
                     if let Some(Value::Array(e)) = sub.get("enum").filter(|_| enum_len(sub) > before) {
-                        let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
-                        budget.count_widened(before, e.len(), bytes, || string_chars(e));
+                        let chars = e.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum::<usize>();
+                        budget.count_widened(before, e.len(), chars, || string_chars(e));
                     }
                     plan.null_means_absent.push(name.clone());
                 }
@@ -941,8 +941,8 @@ mod tests {
 
     /// The limits count what is sent: an optional property's enum with the `null` that makes it
     /// nullable, a `const`'s characters, and an optional `const` as the enum of it and `null` it
-    /// becomes. Each case one value or character past a limit falls back, its control (the same
-    /// schema required, or one value fewer) stays strict; both APIs agree.
+    /// becomes; characters, not bytes. Each case one value or character past a limit falls back,
+    /// its control (the same schema required, or one value fewer) stays strict; both APIs agree.
     #[test]
     fn strict_limits_count_the_values_sent() {
         let values = |n: usize, len: usize| -> Vec<Value> { (0..n).map(|i| json!(format!("{i:04}{}", "x".repeat(len.saturating_sub(4))))).collect() };
@@ -963,6 +963,10 @@ mod tests {
             // A const of 120,001 characters counts as an enum value's characters would.
             (one(json!({"type":"string","const":"c".repeat(120_001)}), true), false),
             (one(json!({"type":"string","const":"c".repeat(119_000)}), true), true),
+            // Characters, not UTF-8 bytes: 70,000 of them in 140,000 bytes pass.
+            (one(json!({"type":"string","const":"\u{e9}".repeat(70_000)}), true), true),
+            (one(json!({"type":"string","enum":["\u{e9}".repeat(70_000)]}), true), true),
+            (one(json!({"type":"string","const":"\u{e9}".repeat(120_001)}), true), false),
             // 250 strings of 73 characters (18,250): more than 250 values once `null` is added.
             (one(json!({"type":"string","enum":values(250, 73)}), true), true),
             (one(json!({"type":"string","enum":values(250, 73)}), false), false),
