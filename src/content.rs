@@ -336,23 +336,25 @@ pub(crate) fn prefix_chars(s: &str, max: usize) -> (usize, usize) {
     if s.len() <= max {
         return (s.len(), utf16_len(s));
     }
-    let mut units = 0usize;
-    for (i, &b) in s.as_bytes().iter().enumerate() {
-        if !starts_char(b) {
-            continue;
-        }
-        let w = 1 + usize::from(b >= 0xF0);
-        if units + w > max {
-            return (i, units);
-        }
-        units += w;
-    }
-    (s.len(), units)
+    prefix_within(s, max)
 }
 
 /// The byte length and UTF-16 length of the longest prefix of `s` within `max` units, never
 /// inside a surrogate pair, nor inside the common grapheme clusters ([`joined`]).
 pub(crate) fn prefix(s: &str, max: usize) -> (usize, usize) {
+    let (mut i, mut units) = prefix_within(s, max);
+    if i < s.len() {
+        // Back to the start of the cluster the cut falls in (a character at a time).
+        while let Some(last) = s[..i].chars().next_back().filter(|&last| joined(&s[..i], last, &s[i..])) {
+            i -= last.len_utf8();
+            units -= last.len_utf16();
+        }
+    }
+    (i, units)
+}
+
+/// [`prefix_chars`] without its shortcut: the characters of `s` while they fit in `max` units.
+fn prefix_within(s: &str, max: usize) -> (usize, usize) {
     let mut units = 0usize;
     for (i, &b) in s.as_bytes().iter().enumerate() {
         if !starts_char(b) {
@@ -360,12 +362,6 @@ pub(crate) fn prefix(s: &str, max: usize) -> (usize, usize) {
         }
         let w = 1 + usize::from(b >= 0xF0);
         if units + w > max {
-            let mut i = i;
-            // Back to the start of the cluster the cut falls in (a character at a time).
-            while let Some(last) = s[..i].chars().next_back().filter(|&last| joined(&s[..i], last, &s[i..])) {
-                i -= last.len_utf8();
-                units -= last.len_utf16();
-            }
             return (i, units);
         }
         units += w;
