@@ -2072,7 +2072,9 @@ export interface McpClientOptions {
    * each message to the endpoint the stream names (one of another origin is refused: `PROTOCOL`) and reads every
    * answer from that one stream; `listen()` gets what belongs to no call (else the oldest call's reader handles it,
    * even before that call's POST is answered: a server that runs a tool in the POST's handler may ask `roots/list`,
-   * sampling or elicitation first, and `onRequest` answers at once); `headers` go on the GET and every POST
+   * sampling or elicitation first, and `onRequest` answers at once; a POST of a notification the server holds while
+   * it asks something, such as `notifications/initialized`, goes on by itself, and the next reader answers);
+   * `headers` go on the GET and every POST
    * (`Mcp-*` ones of the app's too); a server may answer `2024-11-05` in
    * the handshake; the stream's end ends the session: a call whose POST the server had answered fails with
    * `PROTOCOL` and is not sent again, and the next request connects again. A request whose POST had no answer

@@ -307,6 +307,7 @@ where
                 next_key: 0,
                 backlog: Vec::new(),
                 backlog_bytes: 0,
+                backlogged: 0,
                 ended: None,
                 posts: Vec::new(),
             }),
@@ -419,16 +420,29 @@ where
         // The stream is read on meanwhile: a server that dropped the session may never answer; one
         // that runs the request in the POST's handler may ask the client something first (roots,
         // sampling, elicitation), and wait for the answer before it answers the POST.
+        // A notification's POST (`notifications/initialized`) that the server holds while it asks
+        // something on the stream (roots, before it lets the handshake end) goes on by itself:
+        // the client goes on, and its next reader answers.
+        let notification = id.is_none() && method.is_some();
+        let backlogged = conn.state.borrow().backlogged;
         let waited = {
             let (c, key) = (&*conn, reg.key);
             std::future::poll_fn(|cx| match sent.as_mut().poll(cx) {
                 Poll::Ready(r) => Poll::Ready(Ok(r)),
-                Poll::Pending => c.drive(key, cx).map(Err),
+                Poll::Pending => match c.drive(key, cx) {
+                    Poll::Pending if notification && c.state.borrow().backlogged != backlogged => Poll::Ready(Err(Drove::Asked)),
+                    other => other.map(Err),
+                },
             })
             .await
         };
         let resp = match waited {
             Ok(r) => r?,
+            Err(Drove::Asked) if reg.kind_is_driver() => {
+                conn.state.borrow_mut().posts.push(sent);
+                drop(reg);
+                return Ok(synthetic(202, Vec::new(), ""));
+            }
             // Asked something: the request's reader answers it, and reads the POST's answer on.
             Err(Drove::Asked) => {
                 let mut reg = reg;
@@ -754,6 +768,8 @@ struct ConnState<B> {
     /// What belongs to no request, read while none waited for it (given to the next reader).
     backlog: Vec<Vec<u8>>,
     backlog_bytes: usize,
+    /// How many events went to the backlog in all (a notification's POST waiting sees one come).
+    backlogged: u64,
     ended: Option<Ended>,
     /// POSTs not answered yet when their requests left (see [`Registration::post`]): read on by
     /// whoever reads the stream, so that the server's answer is taken rather than aborted.
@@ -1159,6 +1175,7 @@ impl<B> ConnState<B> {
         match listener.or_else(oldest) {
             Some(key) => self.push(key, event, true, cap, wake),
             None => {
+                self.backlogged += 1;
                 self.backlog_bytes += event.len();
                 self.backlog.push(event);
                 while self.backlog_bytes > cap && !self.backlog.is_empty() {

@@ -1144,3 +1144,34 @@ fn a_server_request_before_the_posts_answer_is_answered() {
         assert_eq!(waiters(&c), 0);
     }
 }
+
+/// A server that holds the POST of `notifications/initialized` until the client has answered
+/// what it asks on the stream meanwhile (roots): the handshake ends all the same (the POST goes
+/// on by itself), and the client's next request reads and answers the question, after which the
+/// server answers that POST (review F1, s24r).
+#[test]
+fn a_held_notification_post_does_not_hold_the_handshake() {
+    let answered = Rc::new(Cell::new(false));
+    let a2 = answered.clone();
+    let fake = Fake::with(Box::new(move |msg, live| {
+        if msg["method"] == "notifications/initialized" {
+            live.message(&json!({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"}));
+            let a3 = a2.clone();
+            return Reply::Until(Rc::new(move || a3.get()), Box::new(crate::protocol::client::tests::accepted()));
+        }
+        if msg["id"] == "r1" && msg.get("method").is_none() {
+            a2.set(true);
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, _log) = client(&fake);
+    bounded(c.connect(), 1000).expect("the handshake ends").unwrap();
+    assert!(!answered.get());
+    assert_eq!(bounded(c.list_tools(), 1000).expect("the listing ends").unwrap().len(), 1);
+    assert!(answered.get(), "the question is answered by the next reader");
+    let posts = || c.transport().conn.borrow().as_ref().map_or(0, |c| c.state.borrow().posts.len());
+    assert_eq!(bounded(c.list_tools(), 1000).expect("the listing ends").unwrap().len(), 1);
+    assert_eq!(posts(), 0, "the held POST was answered and let go");
+    assert_eq!(waiters(&c), 0);
+}
