@@ -307,7 +307,7 @@ where
                 next_key: 0,
                 backlog: Vec::new(),
                 backlog_bytes: 0,
-                backlogged: 0,
+                asked_unread: 0,
                 ended: None,
                 posts: Vec::new(),
             }),
@@ -424,13 +424,13 @@ where
         // something on the stream (roots, before it lets the handshake end) goes on by itself:
         // the client goes on, and its next reader answers.
         let notification = id.is_none() && method.is_some();
-        let backlogged = conn.state.borrow().backlogged;
+        let asked_unread = conn.state.borrow().asked_unread;
         let waited = {
             let (c, key) = (&*conn, reg.key);
             std::future::poll_fn(|cx| match sent.as_mut().poll(cx) {
                 Poll::Ready(r) => Poll::Ready(Ok(r)),
                 Poll::Pending => match c.drive(key, cx) {
-                    Poll::Pending if notification && c.state.borrow().backlogged != backlogged => Poll::Ready(Err(Drove::Asked)),
+                    Poll::Pending if notification && c.state.borrow().asked_unread != asked_unread => Poll::Ready(Err(Drove::Asked)),
                     other => other.map(Err),
                 },
             })
@@ -768,8 +768,9 @@ struct ConnState<B> {
     /// What belongs to no request, read while none waited for it (given to the next reader).
     backlog: Vec<Vec<u8>>,
     backlog_bytes: usize,
-    /// How many events went to the backlog in all (a notification's POST waiting sees one come).
-    backlogged: u64,
+    /// How many server requests went to the backlog in all (a notification's POST that waits
+    /// sees one come, and goes on by itself).
+    asked_unread: u64,
     ended: Option<Ended>,
     /// POSTs not answered yet when their requests left (see [`Registration::post`]): read on by
     /// whoever reads the stream, so that the server's answer is taken rather than aborted.
@@ -1175,7 +1176,7 @@ impl<B> ConnState<B> {
         match listener.or_else(oldest) {
             Some(key) => self.push(key, event, true, cap, wake),
             None => {
-                self.backlogged += 1;
+                self.asked_unread += u64::from(asks(&event));
                 self.backlog_bytes += event.len();
                 self.backlog.push(event);
                 while self.backlog_bytes > cap && !self.backlog.is_empty() {

@@ -1175,3 +1175,27 @@ fn a_held_notification_post_does_not_hold_the_handshake() {
     assert_eq!(posts(), 0, "the held POST was answered and let go");
     assert_eq!(waiters(&c), 0);
 }
+
+/// A notification the server sends on the stream while it holds that POST asks nothing: the
+/// POST is waited for as before (only a server request lets it go on by itself).
+#[test]
+fn a_held_notification_post_waits_through_a_notification() {
+    let fake = Fake::with(Box::new(move |msg, live| {
+        if msg["method"] == "notifications/initialized" {
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hello"}}));
+            let polls = Cell::new(0);
+            let held = move || {
+                polls.set(polls.get() + 1);
+                polls.get() > 3
+            };
+            return Reply::Until(Rc::new(held), Box::new(crate::protocol::client::tests::accepted()));
+        }
+        standard(msg, live)
+    }));
+    let (c, _log) = client(&fake);
+    bounded(c.connect(), 1000).expect("the handshake ends").unwrap();
+    let posts = || c.transport().conn.borrow().as_ref().map_or(0, |c| c.state.borrow().posts.len());
+    assert_eq!(posts(), 0, "the POST was answered before connect() ended, not left to the stream's readers");
+    assert_eq!(bounded(c.list_tools(), 1000).expect("the listing ends").unwrap().len(), 1);
+    assert_eq!(waiters(&c), 0);
+}
