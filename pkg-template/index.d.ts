@@ -2011,7 +2011,8 @@ export interface McpClientOptions {
    * fourth stream in a row that brings nothing toward the response (its progress, a server request; for `listen()`,
    * no message at all) at least 200, 400, 800 ms, the later ones 1 s (a polling server's longer `retry` is kept).
    * Without `retry`, after 1 s, half as long again after each failure, at most 30 s. A reopening that
-   * fails in a way that may pass (no response, 408, 429, 5xx; for `listen()`, any refusal but 401 and 403,
+   * fails in a way that may pass (no response, 408, 409, 425, 429, 5xx: a 409 is what the MCP SDK's server answers while it
+   * still holds the dropped stream; for `listen()`, any refusal but 401 and 403,
    * 404 among them) is retried this many times in a row (default 2, 0 to 100: `Infinity` is `INVALID_OPTIONS`,
    * as a server gone for good would be retried forever), and one that succeeds
    * starts the count again (a server may close the stream after every event and have the client poll, for

@@ -15,11 +15,12 @@
 //! * A stream that drops before its response is resumed: wait `retry` ms (never less than 100, and
 //!   more while the streams bring nothing toward the response: see [`reopen_delay`]; without
 //!   `retry`, back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
-//!   response's streams that a header can carry: see `resumable_id`); a reopening that fails in a way that may pass (no response, 408, 429,
-//!   5xx) is retried up to `max_retries` times in a row, and one that succeeds starts that count
-//!   again (a server may close the stream after every event and have the client poll). A
-//!   resumed stream does not act again on an event whose id was dealt with already, on any
-//!   stream of the session (a server may replay from before that id, or other streams' events).
+//!   response's streams that a header can carry: see `resumable_id`); a reopening that fails in a way that may pass (no response, 408,
+//!   409, 425, 429, 5xx; 409 is the MCP SDK's server still holding the dropped stream) is retried
+//!   up to `max_retries` times in a row, and one that succeeds starts that count again (a server
+//!   may close the stream after every event and have the client poll). A resumed stream does not
+//!   act again on an event whose id was dealt with already, on any stream of the session (a
+//!   server may replay from before that id, or other streams' events).
 //! * A 404 on a request that carried a session id means the session expired: re-initialize
 //!   once, however many requests met it (the others wait for the new session), and retry. So
 //!   does a 400 whose body names the session (`No valid session ID provided`: servers after the
@@ -2650,7 +2651,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             };
             idle = if progressed { 0 } else { idle + 1 };
             // Reopen with `Last-Event-ID`, again after a failure that may pass (no response, 408,
-            // 429, 5xx), up to `max_retries` times in a row; any other answer ends the call.
+            // 409, 425, 429, 5xx), up to `max_retries` times in a row; any other answer ends the
+            // call. 409: the MCP SDK's server refuses a resumption while it still holds the
+            // stream's old connection (its side of a drop it has not noticed yet); the SDK's
+            // client tries again after any refusal but 405, toolwire after those that may pass
+            // (a 400, 404 or 405 says the resumption cannot work: no such event, session, GET).
             let mut last_got = Got::default();
             let mut reauthorized = false;
             body = loop {
@@ -2670,7 +2675,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         resumed = true;
                         break r.body;
                     }
-                    Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Got::Status(r.status),
+                    Ok(r) if matches!(r.status, 408 | 409 | 425 | 429 | 500..=599) => last_got = Got::Status(r.status),
                     // An expired token, renewed by the unauthorized handler: tried again (once
                     // per reopening), not counted as a failure.
                     Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r, sent_with)).await?? => {

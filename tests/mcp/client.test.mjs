@@ -1139,25 +1139,29 @@ describe("big and resumable", () => {
     await client.close();
   });
 
-  test("drop-resume: a resumption GET answered 503 is retried (maxRetries); maxRetries 0 gives up at once", async () => {
-    // The first resumption GET of each client gets a 503 from this fetch; the server never sees it.
-    const failingOnce = () => {
+  test("drop-resume: a resumption GET answered 503 or 409 is retried (maxRetries); maxRetries 0 gives up at once", async () => {
+    // The first resumption GET of each client gets this answer from this fetch; the server never sees it.
+    const conflict = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Conflict: Stream already has an active connection" }, id: null });
+    const failingOnce = (status = 503, body = "busy") => {
       let failed = 0;
-      return (url, init) => (init.method === "GET" && failed++ === 0 ? Promise.resolve(new Response("busy", { status: 503 })) : fetch(url, init));
+      return (url, init) => (init.method === "GET" && failed++ === 0 ? Promise.resolve(new Response(body, { status })) : fetch(url, init));
     };
-    const a = fresh("drop-resume", { fetch: failingOnce() });
-    await a.client.connect();
-    assert.equal((await within(10_000, a.client.callTool("echo", {}), "the retried resumption")).content[0].text, "resumed result");
-    assert.equal((await a.stats()).resume.length, 1, "the second GET reached the server");
-    await a.client.close();
+    // 409: what the MCP SDK's server answers while it still holds its side of the dropped stream.
+    for (const failing of [failingOnce(), failingOnce(409, conflict)]) {
+      const a = fresh("drop-resume", { fetch: failing });
+      await a.client.connect();
+      assert.equal((await within(10_000, a.client.callTool("echo", {}), "the retried resumption")).content[0].text, "resumed result");
+      assert.equal((await a.stats()).resume.length, 1, "the second GET reached the server");
+      await a.client.close();
+    }
     const b = fresh("drop-resume", { fetch: failingOnce(), maxRetries: 0 });
     await b.client.connect();
     const e = await rejectsWith(within(10_000, b.client.callTool("echo", {}), "the call"), "PROTOCOL");
     assert.match(e.message, /could not be resumed/);
     assert.equal(e.status, 503);
     await b.client.close();
-    assert.throws(() => new McpClient(a.url, { maxRetries: -1 }), { code: "INVALID_OPTIONS" });
-    assert.throws(() => new McpClient(a.url, { maxRetries: 1.5 }), { code: "INVALID_OPTIONS" });
+    assert.throws(() => new McpClient(b.url, { maxRetries: -1 }), { code: "INVALID_OPTIONS" });
+    assert.throws(() => new McpClient(b.url, { maxRetries: 1.5 }), { code: "INVALID_OPTIONS" });
   });
 
   test("structuredContent is checked against the tool's outputSchema (validateStructuredContent)", async () => {

@@ -1479,8 +1479,43 @@ fn a_failed_resumption_is_retried() {
     assert_eq!(gets(&h), vec![Some("e1".to_owned()); 3]);
 }
 
+/// A 409 to the resumption (the MCP SDK's server: "Stream already has an active connection",
+/// while it still holds its side of the dropped stream) may pass: tried again after the wait, the
+/// call gets its result; 409s past `max_retries` end it with the last status.
+#[test]
+fn a_resumption_refused_409_is_retried() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        dropping(PROGRESS_1),
+        status_reply(409, vec![("content-type", "application/json".into())], r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Conflict: Stream already has an active connection"},"id":null}"#),
+        sse_reply(RESULT_1, 0),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let r = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r, json!({"done": true, "content": []}));
+    assert_eq!(gets(&h), vec![Some("e1".to_owned()); 2]);
+    let waits: Vec<u64> = h.slept.borrow().iter().copied().filter(|&ms| ms < 120_000).collect();
+    assert_eq!(waits, vec![100, 100], "the server's retry (at least 100 ms) before each opening, besides the timeouts");
+
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        dropping(PROGRESS_1),
+        status_reply(409, vec![], ""),
+        status_reply(425, vec![], ""),
+        status_reply(409, vec![], ""),
+        sse_reply(RESULT_1, 0),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::Protocol, json!(409)), "{e:?}");
+    assert!(e.message.contains("3 attempts in a row, the last got HTTP 409"), "{}", e.message);
+    assert_eq!(gets(&h).len(), 3, "max_retries (2) retries after the first 409");
+}
+
 /// `max_retries` failures in a row are retried, the next one ends the call with PROTOCOL and
-/// the last status; a 4xx other than 408/429 ends it at once.
+/// the last status; a 4xx other than 408, 409, 425 and 429 ends it at once.
 #[test]
 fn resumption_gives_up_after_max_retries_failures_in_a_row_or_a_refusal() {
     let h = harness(vec![
