@@ -2453,9 +2453,11 @@ export interface McpCallOptions {
    */
   signal?: Signal;
   /**
-   * Each progress notification of the call, found by its `progressToken` (as the MCP SDK routes it) on whichever
-   * stream brings it: the call's own, the listening one (`listen()`), another call's; never `onNotification`'s. A
-   * throw or a rejected promise is reported on `console.error`, and the call goes on.
+   * Each progress notification of the call, found by its `progressToken` (as the MCP SDK routes it: the integer
+   * token the client made, or that integer written as a string, `"1"` for `1`, as a server whose schema has a
+   * string token echoes it) on whichever stream brings it: the call's own, the listening one (`listen()`), another
+   * call's; never `onNotification`'s. A throw or a rejected promise is reported on `console.error`, and the call
+   * goes on.
    */
   onProgress?: (progress: McpProgress) => void | Promise<unknown>;
   /**

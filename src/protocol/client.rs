@@ -9,9 +9,9 @@
 //!   may come first: `ping` is answered `{}`, the others by the request handler (elicitation,
 //!   sampling, roots: see [`Client::set_request_handler`]) or else -32601, at most
 //!   [`MAX_SERVER_REQUESTS`] at once (past them, -32000 at once); progress goes to the call its
-//!   token names, on whichever stream it comes (the call's, [`Client::listen`]'s, another call's:
-//!   the SDK's `Protocol` routes it so), everything else to the client's notification handler. Id
-//!   0 is a real id.
+//!   token names (its integer written as a string too: [`Id::progress_token`]), on whichever
+//!   stream it comes (the call's, [`Client::listen`]'s, another call's: the SDK's `Protocol`
+//!   routes it so), everything else to the client's notification handler. Id 0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (never less than 100, and
 //!   more while the streams bring nothing toward the response: see [`reopen_delay`]; without
 //!   `retry`, back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
@@ -2718,7 +2718,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let foreign = msgs.iter().any(|m| match m {
             Incoming::Response { id, .. } | Incoming::Malformed { id: Some(id), .. } => id != ours,
             Incoming::Notification { method, params } if method == "notifications/progress" && resumed => {
-                params.get("progressToken").and_then(Id::from_value).is_some_and(|t| &t != ours && self.elsewhere(&t).is_some())
+                params.get("progressToken").and_then(Id::progress_token).is_some_and(|t| &t != ours && self.elsewhere(&t).is_some())
             }
             _ => false,
         });
@@ -2752,7 +2752,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         }
                     }
                 }
-                let token = (m == "notifications/progress").then(|| params.get("progressToken").and_then(Id::from_value)).flatten();
+                let token = (m == "notifications/progress").then(|| params.get("progressToken").and_then(Id::progress_token)).flatten();
                 if token.as_ref() == Some(id) {
                     if let Some(cb) = on_progress {
                         cb(&params);
@@ -4290,7 +4290,7 @@ fn toward(msg: &Incoming, id: &Id) -> bool {
         Incoming::Response { id: rid, .. } => rid == id,
         Incoming::Request { method, .. } => method != "ping",
         Incoming::Notification { method, params } => {
-            method == "notifications/progress" && params.get("progressToken").and_then(Id::from_value).as_ref() == Some(id)
+            method == "notifications/progress" && params.get("progressToken").and_then(Id::progress_token).as_ref() == Some(id)
         }
         _ => false,
     }

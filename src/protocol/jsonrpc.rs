@@ -84,6 +84,18 @@ impl Id {
         }
     }
 
+    /// Reads a progress token as [`Id::from_value`] does, but a string that is the decimal form
+    /// of an integer (`"1"`) is that integer: the MCP SDK finds a progress handler by
+    /// `Number(progressToken)`, so a server that echoes the integer token it was given as a string
+    /// (a schema whose token is a string) still names the request. Other strings stay strings
+    /// (`"01"`, `"1.0"`: the client's tokens are integers, written so only).
+    pub fn progress_token(v: &Value) -> Option<Self> {
+        match Self::from_value(v)? {
+            Self::Str(s) => Some(s.parse::<i64>().ok().filter(|n| n.to_string() == s).map_or(Self::Str(s), Self::Num)),
+            id => Some(id),
+        }
+    }
+
     /// The id as JSON.
     pub fn to_value(&self) -> Value {
         match self {
@@ -364,6 +376,19 @@ mod tests {
             assert!(!matches!(Id::from_value(&v), Some(Id::Num(_))), "{v}");
         }
         assert_eq!(Id::from_value(&json!("1")), Some(Id::Str("1".into())));
+    }
+
+    /// A progress token that is the decimal form of an integer is that integer (as the MCP SDK's
+    /// `Number(progressToken)` finds it); other strings stay strings.
+    #[test]
+    fn a_progress_token_in_the_string_form_of_an_integer_is_the_integer() {
+        for (v, id) in [(json!("1"), Id::Num(1)), (json!("0"), Id::Num(0)), (json!("-7"), Id::Num(-7)), (json!(1.0), Id::Num(1)), (json!(2), Id::Num(2))] {
+            assert_eq!(Id::progress_token(&v), Some(id), "{v}");
+        }
+        for text in ["01", "+1", "1.0", " 1", "", "-0", "x1", "9223372036854775808"] {
+            assert_eq!(Id::progress_token(&json!(text)), Some(Id::Str(text.into())), "{text}");
+        }
+        assert_eq!(Id::progress_token(&json!(null)), None);
     }
 
     /// The top-level `id` and `method` of a message that is no JSON are read from its text: not

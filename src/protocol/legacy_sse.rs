@@ -1128,7 +1128,7 @@ impl<B> ConnState<B> {
                     return;
                 }
             },
-            Some("notifications/progress") => msg.pointer("/params/progressToken").and_then(Id::from_value).and_then(|t| self.request(&t)),
+            Some("notifications/progress") => msg.pointer("/params/progressToken").and_then(Id::progress_token).and_then(|t| self.request(&t)),
             Some(_) => None,
         };
         match owner {

@@ -152,6 +152,26 @@ describe("normal", () => {
     await client.close();
   });
 
+  test("long: progress whose integer token comes back as a string (\"1\" for 1) is the call's, as the SDK routes it", async () => {
+    // A fetch that writes each progress token as a string on the way (a server whose schema has a string token).
+    const stringing = async (url, init) => {
+      const res = await fetch(url, init);
+      if (!String(init?.body ?? "").includes('"tools/call"')) return res;
+      const text = (await res.text()).replace(/"progressToken":(\d+)/g, '"progressToken":"$1"');
+      return new Response(text, { status: res.status, headers: res.headers });
+    };
+    const notified = [];
+    const { client } = fresh("normal", { fetch: stringing, onNotification: (m) => notified.push(m.method) });
+    await client.connect();
+    const progress = [];
+    const result = await client.callTool("long", { steps: 3, intervalMs: 5 }, { onProgress: (p) => progress.push(p), resetTimeoutOnProgress: true });
+    assert.equal(result.content[0].text, "long done after 3 steps");
+    assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3]);
+    assert.equal(typeof progress[0].progressToken, "string", "given as the server wrote it");
+    assert.deepEqual(notified, [], "none went to onNotification");
+    await client.close();
+  });
+
   test("chatty: log and list_changed notifications reach the callbacks before the result", async () => {
     const events = [];
     const { client } = fresh("normal", {

@@ -698,6 +698,26 @@ fn sse_with_notifications_server_requests_and_progress_at_every_split() {
     }
 }
 
+/// Progress whose token comes back as the string form of the integer sent (`"1"` for 1: a server
+/// whose schema has a string token) is the call's, as the MCP SDK finds it (`Number(token)`); a
+/// string that only reads as it (`"01"`) is not.
+#[test]
+fn progress_with_the_token_as_a_string_is_the_calls() {
+    let progress = |token: &str, n: u32| format!("data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":{n}}}}}\n\n");
+    let stream = format!("{}{}{}{RESULT_1}", progress("\"1\"", 1), progress("\"01\"", 2), progress("1", 3));
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&stream, 5)]);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push((m.to_owned(), p["progress"].clone())))));
+    block_on(h.client.connect()).unwrap();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s2 = seen.clone();
+    let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| s2.borrow_mut().push(p["progress"].clone()))), reset_timeout_on_progress: true, ..CallOptions::default() };
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap(), json!({"done": true, "content": []}));
+    assert_eq!(*seen.borrow(), vec![json!(1), json!(3)]);
+    assert_eq!(*notes.borrow(), vec![("notifications/progress".to_owned(), json!(2))]);
+}
+
 #[test]
 fn tools_changed_from_an_announcement_until_a_listing_succeeds() {
     let list = json_reply(json!({"jsonrpc":"2.0","id":3,"result":{"tools":[]}}));

@@ -904,9 +904,9 @@ fn an_event_that_is_no_json_fails_the_call_it_answers() {
     assert_eq!(b.unwrap(), json!({"content": []}));
 }
 
-/// A call's progress goes to the call by its token while the client listens too (the listener
-/// gets what belongs to no call): the shared stream's progress is routed as the SDK's `Protocol`
-/// routes it.
+/// A call's progress goes to the call by its token (its integer written as a string too) while
+/// the client listens too (the listener gets what belongs to no call): the shared stream's
+/// progress is routed as the SDK's `Protocol` routes it.
 #[test]
 fn a_calls_progress_goes_to_it_while_listening() {
     let fake = Fake::with(Box::new(|msg, live| {
@@ -914,6 +914,8 @@ fn a_calls_progress_goes_to_it_while_listening() {
             let id = &msg["id"];
             live.message(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": id, "progress": 1}}));
             live.message(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "nobody's", "progress": 2}}));
+            // The integer token echoed as a string: the call's too.
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": id.to_string(), "progress": 3}}));
         }
         standard(msg, live)
     }));
@@ -943,7 +945,7 @@ fn a_calls_progress_goes_to_it_while_listening() {
     .expect("both end");
     assert!(listened.unwrap());
     assert_eq!(called.unwrap()["content"][0]["text"], "m");
-    assert_eq!(*heard.borrow(), [json!(1)]);
+    assert_eq!(*heard.borrow(), [json!(1), json!(3)]);
     assert_eq!(*notes.borrow(), ["notifications/progress 2"]);
 }
 
