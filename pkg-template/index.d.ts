@@ -2842,8 +2842,10 @@ export interface McpHubListOptions {
   enabled?: boolean;
   /**
    * How long each server may take, its connection included (default 30 000, or the server's shorter
-   * `timeoutMs`): one that takes longer is a `TIMEOUT` in `errors`, and the others' tools do not wait for it.
-   * A server with `oauth` or `onUnauthorized` has its own `timeoutMs` (the time a user has to sign in).
+   * `timeoutMs`): one that takes longer is a `TIMEOUT` in `errors`, and the others' tools do not wait for it. Its
+   * `tools/list` in flight is cancelled as a `timeoutMs` of its own would be (`notifications/cancelled`, reason
+   * `"timeout"`, with the 2025 revisions), and so is one that `tools()` gives up at its 10 s. A server with
+   * `oauth` or `onUnauthorized` has its own `timeoutMs` (the time a user has to sign in).
    * `Infinity`: each server within its own `timeoutMs` only.
    */
   timeoutMs?: number;

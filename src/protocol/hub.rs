@@ -364,19 +364,35 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// Connects a server if it is not connected, then lists its tools, all within `bound` (or
-    /// the server's shorter timeout): a listing that is dropped drops its exchanges, and a
-    /// handshake that is dropped lets those waiting for it go on.
+    /// the server's shorter timeout). At the bound the listing is cancelled as the client's own
+    /// timeout cancels a request: its exchange is dropped and the request in flight is told
+    /// `notifications/cancelled` (reason "timeout"; not `initialize`, and a handshake given up
+    /// lets those waiting for it go on), and the listing ends then.
     async fn list_within(&self, client: &Client<T, C>, bound: u64, what: &str) -> Result<Vec<Value>> {
         let bound = client.options().timeout_ms.min(bound);
+        let (stop, stopper) = futures_util::future::abortable(futures_util::future::pending::<()>());
+        let mut opts = CallOptions {
+            cancel: Some(Box::pin(stop.map(drop))),
+            cancel_reason: Some(Box::new(|| Some("timeout".owned()))),
+            ..CallOptions::default()
+        };
         let list = async {
-            client.ensure_connected().await?;
-            client.list_tools().await
+            client.ensure_connected_with(&mut opts).await?;
+            client.list_tools_with(&mut opts).await
         };
         let sleep = self.clock.sleep(bound);
         pin_mut!(list, sleep);
+        let timed_out = || Error::new(ErrorCode::Timeout, format!("{what} took more than {bound} ms")).with_detail("timeoutMs", bound);
         match select(list, sleep).await {
             Either::Left((r, _)) => r,
-            Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("{what} took more than {bound} ms")).with_detail("timeoutMs", bound)),
+            Either::Right(((), list)) => {
+                stopper.abort();
+                match list.await {
+                    Err(e) if e.code == ErrorCode::Aborted => Err(timed_out()),
+                    // Answered meanwhile, or failed otherwise.
+                    r => r,
+                }
+            }
         }
     }
 

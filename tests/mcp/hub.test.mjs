@@ -741,6 +741,28 @@ describe("McpHub", () => {
     hole.close();
   });
 
+  test("listTools: a tools/list given up at the hub's timeoutMs is cancelled, as a timeoutMs of the client's is", async () => {
+    // A fetch that holds every tools/list (until aborted) and notes the notifications/cancelled sent.
+    const told = [];
+    let lists = 0;
+    const holding = (url, init) => {
+      const body = String(init?.body ?? "");
+      if (body.includes('"notifications/cancelled"')) told.push(JSON.parse(body).params);
+      if (!body.includes('"tools/list"') || lists++ === 0) return fetch(url, init);
+      return new Promise((resolve, reject) => init.signal?.addEventListener("abort", () => reject(init.signal.reason)));
+    };
+    const e = endpoints({ slow: "normal" });
+    const hub = new McpHub({ slow: { url: e.servers.slow.url, fetch: holding } });
+    assert.deepEqual((await hub.listTools()).errors, [], "the first listing goes through");
+    const { errors } = await within(10_000, hub.listTools({ timeoutMs: 300 }), "listTools");
+    assert.deepEqual(errors.map((x) => [x.error.code, x.error.timeoutMs]), [["TIMEOUT", 300]]);
+    await waitFor(() => told.length === 1);
+    assert.equal(told.length, 1, "notifications/cancelled sent");
+    assert.equal(told[0].reason, "timeout");
+    assert.equal(typeof told[0].requestId, "number");
+    await hub.closeAll();
+  });
+
   test("arguments: a non-object is INVALID_ARGUMENTS; a tool whose input schema is not an object is not called", async () => {
     const e = endpoints({ alpha: "normal" });
     const hub = new McpHub({ alpha: { url: `${e.servers.alpha.url}?v=string-root` } });

@@ -4735,6 +4735,7 @@ fn a_hub_listing_is_bounded_per_server() {
         let e = &errors[0].error;
         assert_eq!((e.code, errors[0].server.as_str()), (ErrorCode::Timeout, "s"));
         assert_eq!(e.message, format!("connecting and listing the tools took more than {waited} ms"));
+        assert_eq!(h.log.borrow().requests.len(), 1, "no cancellation for initialize");
     }
     // A server whose 401 may wait for a person signing in (OAuth) has its own timeout for it.
     let mut opts = legacy();
@@ -4747,6 +4748,34 @@ fn a_hub_listing_is_bounded_per_server() {
     let (_, errors) = block_on(hub.list_tools(&Selection::Auto, None));
     assert_eq!(now.get() - before, 60_000, "not cut at 30 s");
     assert_eq!(errors[0].error.code, ErrorCode::Timeout);
+}
+
+/// The hub's bound on a listing ends it as the client's own timeout would: the `tools/list` in
+/// flight is told `notifications/cancelled` (reason "timeout"), from `list_tools` and from the
+/// refresh; a handshake given up is not (`initialize` is never cancelled).
+#[test]
+fn a_hub_listing_given_up_at_its_bound_is_cancelled() {
+    let sent = |log: &Rc<RefCell<Log>>, at: usize| {
+        let log = log.borrow();
+        (log.requests.len(), body(&log.requests[at])["method"].clone(), body(&log.requests[at])["params"].clone())
+    };
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, accepted()], legacy(), 30_000);
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
+    let (_, errors) = block_on(hub.list_tools(&Selection::Auto, Some(500)));
+    assert_eq!((errors[0].error.code, errors[0].error.message.as_str()), (ErrorCode::Timeout, "connecting and listing the tools took more than 500 ms"));
+    assert_eq!(sent(&h.log, 3), (4, json!("notifications/cancelled"), json!({"requestId": 1, "reason": "timeout"})));
+
+    // The refresh (10 s) of a server that announced a change.
+    let h = harness_with(
+        vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(LISTED_WITH_A_CHANGE, 0), Reply::Hang, accepted()],
+        legacy(),
+        10_000,
+    );
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
+    block_on(hub.list_tools(&Selection::Auto, None));
+    block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
+    assert_eq!(hub.listing_errors()[0].error.message, "listing the tools again took more than 10000 ms");
+    assert_eq!(sent(&h.log, 4), (5, json!("notifications/cancelled"), json!({"requestId": 2, "reason": "timeout"})));
 }
 
 /// A 2025 listing (request 1) whose stream also announces a change: `tools_changed` stays set.
