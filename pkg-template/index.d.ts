@@ -778,6 +778,11 @@ export class ToolwireError extends Error {
   readonly sessionEnded?: boolean;
   /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
   readonly missingSessionId?: boolean;
+  /**
+   * `PROTOCOL` from `connect()`: the length of an `Mcp-Session-Id` the client does not take (longer than 8,192
+   * characters, or not visible ASCII; see {@link McpClient.connect}).
+   */
+  readonly sessionIdLength?: number;
   /** `HTTP_STATUS` of a refused `initialize` with `transport: "auto"`: why the GET of the URL that followed opened no
    * event stream of the deprecated HTTP+SSE transport (`"its GET brought no endpoint event within 5000 ms"`...). */
   readonly sseProbe?: string;
@@ -2561,7 +2566,11 @@ export class McpClient {
    * (DELETE, at most 3 s), and its requests still in flight reject at once with `NOT_CONNECTED`
    * (`sessionEnded: true`), as `close()` abandons them (no `notifications/cancelled`: the DELETE tells the
    * server); a `connect()` while a handshake is under way (a second `connect()`, a session
-   * renewal) shares it, so no session is left open on the server. A request's `notifications/cancelled` goes
+   * renewal) shares it, so no session is left open on the server. The server's `Mcp-Session-Id` is sent back as
+   * it came; it must be visible ASCII (0x21 to 0x7E), as MCP says, and at most 8,192 characters (MCP sets no
+   * length; a signed JWT, which it names as an example, is about 1 KiB): a longer one is `PROTOCOL`
+   * (`sessionIdLength`), and the session it opened is ended (DELETE); one of other characters is `PROTOCOL` too,
+   * and cannot be sent back even to end it. A request's `notifications/cancelled` goes
    * to the session it was sent on, or is not sent once that session is gone (renewed, or ended by `connect()`).
    * Its options are `timeoutMs` and `signal`: any other key (a call's `onProgress`, `meta`...) is `INVALID_OPTIONS`
    * naming those two.

@@ -867,9 +867,21 @@ const ANSWER_ACK_MS: u64 = 1_000;
 /// (less when the client's own timeout is less); then it is abandoned (its fetch aborted).
 pub const CANCEL_GRACE_MS: u64 = 3_000;
 
-/// Session ids are visible ASCII (0x21-0x7E), 1 to 1024 of them; anything else cannot go in a header.
+/// The longest session id the client takes: 8 KiB. MCP sets no limit (only visible ASCII, and it
+/// names a JWT as a fit id); this is far above a signed JWT's (about 1.1 KiB with RS512 and a
+/// 4096-bit key) and what a header line of 8 KiB, many servers' and proxies' limit, carries.
+pub const MAX_SESSION_ID_LEN: usize = 8 * 1024;
+
+/// Whether a session id can be sent back in a header as the server wrote it: visible ASCII
+/// (0x21-0x7E), not empty; fetch would refuse or change anything else.
+fn is_sendable_session_id(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// Whether the client takes a session id: one that can be sent back, of at most
+/// [`MAX_SESSION_ID_LEN`] characters.
 fn is_valid_session_id(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 1024 && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
+    s.len() <= MAX_SESSION_ID_LEN && is_sendable_session_id(s)
 }
 
 /// What a NETWORK error says after its reason: short, as the reason is what tells the cases apart.
@@ -1243,15 +1255,24 @@ impl<T: Transport, C: Clock> Client<T, C> {
         };
         if let Some(e) = refusal {
             // The server may have opened a session for us all the same: end it (best effort).
-            if let Some(s) = session.as_ref().filter(|s| is_valid_session_id(s)) {
-                let mut headers = self.headers(false, "application/json, text/event-stream");
-                headers.push(("mcp-session-id".owned(), s.clone()));
-                let _ = self.delete_session(headers).await;
+            if let Some(s) = session.as_ref().filter(|s| is_sendable_session_id(s)) {
+                let _ = self.end_refused_session(s).await;
             }
             return Err(e);
         }
-        if session.as_ref().is_some_and(|s| !is_valid_session_id(s)) {
-            return Err(Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be 1 to 1024 visible ASCII characters)"));
+        if let Some(s) = session.as_ref().filter(|s| !is_valid_session_id(s)) {
+            // One too long for the client is ended (DELETE), not left open on the server; one
+            // that cannot go in a header cannot be ended either.
+            let e = if is_sendable_session_id(s) {
+                let ended = match self.end_refused_session(s).await {
+                    Ok(()) => "ended".owned(),
+                    Err(e) => format!("could not be ended ({})", e.message),
+                };
+                Error::new(ErrorCode::Protocol, format!("the server sent an Mcp-Session-Id of {} characters, more than the {MAX_SESSION_ID_LEN} the client takes; the session it opened was {ended}", s.len()))
+            } else {
+                Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be visible ASCII characters, 0x21 to 0x7E): it cannot be sent back, not even to end the session it opened")
+            };
+            return Err(e.with_detail("sessionIdLength", s.len()));
         }
         self.seen_events.borrow_mut().clear();
         {
@@ -2089,12 +2110,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// (DELETE, within the close grace): close() knew of no session to end.
     async fn end_abandoned_session(&self, answered: std::result::Result<(Value, Option<String>), Failure>) {
         let Ok((_, Some(session))) = answered else { return };
-        if !is_valid_session_id(&session) {
-            return;
+        if is_sendable_session_id(&session) {
+            let _ = self.end_refused_session(&session).await;
         }
+    }
+
+    /// Ends a session the client does not take (or no longer wants) that a handshake's answer
+    /// opened: DELETE with its id ([`Client::delete_session`]).
+    async fn end_refused_session(&self, session: &str) -> Result<()> {
         let mut headers = self.headers(false, "application/json, text/event-stream");
-        headers.push(("mcp-session-id".owned(), session));
-        let _ = self.delete_session(headers).await;
+        headers.push(("mcp-session-id".owned(), session.owned()));
+        self.delete_session(headers).await
     }
 
     /// What a deadline or the signal of `call` does once it comes: nothing when the server's
@@ -2304,8 +2330,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(e.into());
         }
         // An empty header (or one of blanks, which fetch reads as empty) is no session id: the
-        // server is stateless, as the SDK client takes it (a session id is 1 to 1024 visible
-        // ASCII characters, so it cannot be one).
+        // server is stateless, as the SDK client takes it (a session id is visible ASCII
+        // characters, at least one, so it cannot be one).
         let session = resp.header("mcp-session-id").filter(|s| !s.trim().is_empty()).map(str::to_owned);
         // While the handshake's response is read, its session is the one to answer on.
         let _handshake = (method == "initialize" && !sent_session)

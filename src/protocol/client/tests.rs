@@ -2685,10 +2685,40 @@ fn close_deletes_the_session_and_405_is_fine() {
     assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::NotConnected);
 }
 
+/// A session id of characters a header cannot carry back is refused, and cannot be ended; one
+/// longer than 8 KiB is refused, and the session the server opened is ended (DELETE with it).
 #[test]
 fn invalid_session_ids_are_refused() {
-    let h = harness(vec![init_reply("2025-11-25", Some("bad id\u{7f}"))]);
-    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::Protocol);
+    let h = harness(vec![init_reply("2025-11-25", Some("bad id\u{7f}")), accepted()]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("it cannot be sent back, not even to end the session it opened"), "{}", e.message);
+    assert_eq!(h.log.borrow().requests.len(), 1, "nothing sent after the handshake's answer");
+
+    let long = "x".repeat(MAX_SESSION_ID_LEN + 1);
+    let h = harness(vec![init_reply("2025-11-25", Some(&long)), accepted()]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert_eq!(e.message, "the server sent an Mcp-Session-Id of 8193 characters, more than the 8192 the client takes; the session it opened was ended");
+    assert_eq!(e.details.as_ref().unwrap()["sessionIdLength"], 8193);
+    let log = h.log.borrow();
+    assert_eq!((log.requests.len(), log.requests[1].method), (2, Method::Delete));
+    assert_eq!(header(&log.requests[1], "mcp-session-id"), Some(long.as_str()));
+    assert_eq!(h.client.session_id(), None);
+}
+
+/// A session id as long as a signed JWT (the spec names JWTs: 1,103 characters with RS512 and a
+/// 4096-bit key), and one of 8 KiB, are taken and sent back as they came.
+#[test]
+fn long_session_ids_are_taken() {
+    for len in [1_103, MAX_SESSION_ID_LEN] {
+        let id: String = "eyJhbGciOiJSUzUxMiJ9.payload-_~".chars().cycle().take(len).collect();
+        let h = harness(vec![init_reply("2025-11-25", Some(&id)), accepted(), Reply::Echo(json!({"tools": []}))]);
+        block_on(h.client.connect()).unwrap();
+        assert_eq!(h.client.session_id().as_deref(), Some(id.as_str()));
+        block_on(h.client.list_tools()).unwrap();
+        assert_eq!(header(&h.log.borrow().requests[2], "mcp-session-id"), Some(id.as_str()));
+    }
 }
 
 /// An empty `Mcp-Session-Id` (or one of blanks) on the handshake's response is no session: the
