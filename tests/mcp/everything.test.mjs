@@ -496,8 +496,9 @@ describe("server-everything", () => {
     });
     await rejectsWith(within(15_000, p, "the aborted call"), "ABORTED");
     const call = rec.log.find((e) => e.body?.method === "tools/call");
-    const cancelled = await waitFor(() => rec.log.find((e) => e.body?.method === "notifications/cancelled"));
-    assert.ok(cancelled, "notifications/cancelled was sent");
+    // Sent, then answered (the recording fetch sets `status` when the server's answer comes).
+    const cancelled = await waitFor(() => rec.log.find((e) => e.body?.method === "notifications/cancelled" && e.status !== undefined));
+    assert.ok(cancelled, "notifications/cancelled was sent and answered");
     assert.deepEqual(cancelled.body.params.requestId, call.body.id);
     assert.equal(cancelled.status, 202);
     // The signal's reason, as the SDK sends it: an error's message (the default AbortError's too), a string.
