@@ -809,7 +809,8 @@ export class ToolwireError extends Error {
    * (a public server naming a loopback, private-network or local-name host; a local-network server naming this
    * machine). `"cleartext"`: a plain-http authorization server or metadata URL. `"resource-mismatch"`: resource
    * metadata without `resource`, or one that is not the server's URL (RFC 9728 3.3). `"issuer-mismatch"`: another
-   * issuer than `oauth.issuer`, or metadata naming another issuer than the one it was read for (RFC 8414 3.3).
+   * issuer than `oauth.issuer`, or metadata naming another issuer than the one it was read for (RFC 8414 3.3; a
+   * trailing slash aside).
    */
   readonly oauthRefused?: "metadata-origin" | "private-network" | "cleartext" | "resource-mismatch" | "issuer-mismatch";
   /** `UNAUTHORIZED` from `oauth`: the `token_type` of a token that is not a bearer token. */

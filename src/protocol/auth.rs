@@ -14,7 +14,7 @@
 //!   authorization server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
-//!   asked for, and its endpoints must be http(s) URLs without a fragment (RFC 6749 3.1). Without any (not found, not a JSON object), the
+//!   asked for (a trailing slash aside: its own spelling is then the issuer), and its endpoints must be http(s) URLs without a fragment (RFC 6749 3.1). Without any (not found, not a JSON object), the
 //!   next of the resource's `authorization_servers` is tried, of its first three (not with a `client_secret` given
 //!   without [`OAuthOptions::issuer`]: the secret goes to the first alone); none having any is an error, since
 //!   the endpoints and the support of PKCE cannot be confirmed (2025-11-25: the client must then
@@ -672,7 +672,12 @@ impl<T: Transport + 'static> OAuth<T> {
             // server the saved tokens or the given client belong to, and receive them.
             let same_origin = |n: &str| split_url(n).zip(split_url(&issuer)).is_some_and(|((a, _), (b, _))| a.eq_ignore_ascii_case(b));
             match named {
-                Some(n) if n == issuer => {}
+                // A trailing slash aside (`https://as.example/` listed for the issuer
+                // `https://as.example`, as servers that write URLs through a URL type do): both
+                // spellings have the same well-known URLs, so the document is the one asked for.
+                // The metadata's own spelling stands, the one its redirects' `iss` carries (RFC 9207
+                // compares strings).
+                Some(n) if same_issuer(n, &issuer) => found.issuer = n.owned(),
                 Some(n) if !from_resource && same_origin(n) => found.issuer = n.owned(),
                 None if !from_resource => {}
                 _ => {

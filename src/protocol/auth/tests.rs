@@ -1575,6 +1575,36 @@ fn a_pinned_issuer_is_the_only_authorization_server_anything_is_sent_to() {
 }
 
 #[test]
+fn an_authorization_server_listed_with_a_trailing_slash_its_issuer_lacks_is_that_issuer() {
+    // (listed, the metadata's issuer, oauth.issuer): the same server either way, pinned or not.
+    for (listed, named, pin) in [
+        ("https://auth.example/tenant/", "https://auth.example/tenant", None),
+        ("https://auth.example/tenant", "https://auth.example/tenant/", None),
+        ("https://auth.example/tenant/", "https://auth.example/tenant", Some("https://auth.example/tenant")),
+        ("https://auth.example/tenant", "https://auth.example/tenant/", Some("https://auth.example/tenant")),
+    ] {
+        let mut config = Config { iss: Some(named), ..Config::default() };
+        config.prm["authorization_servers"] = json!([listed]);
+        config.as_meta["issuer"] = named.into();
+        // The redirect's `iss` is the metadata's spelling, compared as a string (RFC 9207 2.4).
+        config.as_meta["authorization_response_iss_parameter_supported"] = true.into();
+        let world = World::new(config);
+        let (o, asked, saved) = oauth(&world, OAuthOptions { issuer: pin.map(str::to_owned), ..opts() });
+        let out = block_on(o.on_refused(&refusal(&world, None)));
+        assert!(out.is_ok(), "{listed} / {named} / {pin:?}: {out:?}");
+        assert_eq!(asked.borrow().len(), 1);
+        assert_eq!(saved.borrow().last().unwrap()["issuer"], named, "the issuer is the metadata's own");
+    }
+    // Another path is another issuer still.
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!(["https://auth.example/tenant/"]);
+    config.as_meta["issuer"] = "https://auth.example/tenant/x".into();
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    assert_eq!((rule(&block_on(o.on_refused(&refusal(&world, None))).unwrap_err()), asked.borrow().len()), (Some("issuer-mismatch"), 0));
+}
+
+#[test]
 fn metadata_redirects_are_followed_one_at_a_time_within_the_same_rules() {
     const WELL_KNOWN: &str = "https://mcp.example/.well-known/oauth-protected-resource/api/mcp";
     let run = |redirects: Vec<(&'static str, &'static str)>, opaque: bool| {
