@@ -2180,12 +2180,13 @@ export interface McpClientOptions {
    * `WWW-Authenticate` challenge (parsed as {@link ToolwireError.challenge} is: the `Bearer` one of several; and as sent): return headers (e.g. `{ authorization: "Bearer <new token>" }`, or a
    * promise of them) and the request is sent once more with them; they replace the `headers` of the same name
    * on every later request. Return `null` (or nothing) to
-   * leave the refusal as the request's `UNAUTHORIZED` error; a second one is that error too. A hook that throws
+   * leave the refusal as the request's `UNAUTHORIZED` error; a second one is that error too, but a 403
+   * `insufficient_scope` that answers the request sent again after a 401, which asks once more (`retried: 401`). A hook that throws
    * makes the request fail with `UNAUTHORIZED` and its message; headers that are not strings, or that the client sets itself
    * (as for `headers`: `Mcp-Session-Id`, `MCP-Protocol-Version`...), `INVALID_OPTIONS`.
    * Requests that meet a 401 together each ask: share one refresh under way. Not with `oauth`, which is this hook.
    */
-  onUnauthorized?: (info: { status: 401 | 403; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null }) =>
+  onUnauthorized?: (info: { status: 401 | 403; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null; retried?: 401 }) =>
     Record<string, string> | null | undefined | Promise<Record<string, string> | null | undefined>;
   /**
    * OAuth 2.1 as MCP's authorization specifies it (2025-03-26 to 2025-11-25): on a 401 the client discovers
@@ -2199,8 +2200,10 @@ export interface McpClientOptions {
    * `authorize` take the user to the authorization URL (PKCE S256, `state`, the resource indicator of RFC 8707,
    * the scopes the server's challenge or metadata names, `offline_access` where the server lists it), exchanges
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
-   * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
-   * for the scopes the server names and those granted. Requests that meet a 401 together share one authorization,
+   * (refused: the user is asked; unreachable: the tokens are kept), but for a 401 whose `scope` names scopes not
+   * granted (a refresh cannot add them); a 403 with `insufficient_scope` asks the user for the scopes the server
+   * names and those granted, also when it answers the request sent again after a refresh. Requests that meet a 401
+   * together share one authorization,
    * and one refused with a token already replaced is sent again with the new one. Metadata is checked: a challenge's
    * `resource_metadata` of another origin only at `/.well-known/oauth-protected-resource`; the metadata's `resource`,
    * required, the server's URL or one of its origin with a path the server's is at or under and no other query (RFC

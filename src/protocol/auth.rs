@@ -39,10 +39,12 @@
 //!   A refusal names its rule in `oauthRefused`;
 //! * the client and tokens held are for one issuer: a server naming another gets neither (a
 //!   client given with `client_id` is then an error: it is registered with the first);
-//! * a refresh token, when there is one and the server did not ask for new scopes, is spent
-//!   first: refused, the tokens are dropped (and a client the server does not know) and the user
-//!   is asked; unreachable, failing (5xx), busy (408, 429) or cut off, the tokens stay and that is
-//!   the error;
+//! * a refresh token, when there is one and the server did not ask for new scopes (a step-up, or
+//!   a 401 whose `scope` names some the tokens were not granted: a refresh cannot add them), is
+//!   spent first: refused, the tokens are dropped (and a client the server does not know) and the
+//!   user is asked; unreachable, failing (5xx), busy (408, 429) or cut off, the tokens stay and
+//!   that is the error. A request refused again with the tokens just given for it (`retried`) has
+//!   a step-up after a 401; nothing more;
 //! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
 //!   when the server takes one (`client_id_metadata_document_supported`), else registered
 //!   dynamically (RFC 7591, with OpenID Connect's `application_type`) at the
@@ -397,8 +399,18 @@ impl<T: Transport + 'static> OAuth<T> {
         })
     }
 
-    /// A request met 401 or 403 (`{status, challenge, wwwAuthenticate}`): new headers, or why not.
+    /// A request met 401 or 403 (`{status, challenge, wwwAuthenticate, retried?}`): new headers, or
+    /// why not.
     async fn on_refused(self: Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
+        // Refused again with the tokens just given for it (`retried`, the status they answered): a
+        // step-up after a 401 (a refresh cannot add scopes). Nothing more: the user was just
+        // asked, or the step-up had its try.
+        let status = info.get("status").and_then(Value::as_u64);
+        match info.get("retried").and_then(Value::as_u64) {
+            None => {}
+            Some(401) if status == Some(403) => {}
+            Some(_) => return Ok(None),
+        }
         loop {
             let running = self.flow.borrow().as_ref().and_then(WeakShared::upgrade);
             let (flow, mine) = match running {
@@ -443,8 +455,7 @@ impl<T: Transport + 'static> OAuth<T> {
             return true;
         }
         let tokens = self.tokens.borrow();
-        let granted = tokens.as_ref().and_then(Tokens::scope).unwrap_or("");
-        param("scope").unwrap_or("").split_ascii_whitespace().all(|s| granted.split_ascii_whitespace().any(|g| g == s))
+        has_scopes(tokens.as_ref().and_then(Tokens::scope).unwrap_or(""), param("scope").unwrap_or(""))
     }
 
     async fn authorize_once(self: &Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
@@ -471,8 +482,13 @@ impl<T: Transport + 'static> OAuth<T> {
             }
         }
         let discovered = self.discover(param("resource_metadata")).await?;
+        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
+        // A 401 whose challenge names scopes the tokens held were not granted (MCP: the scopes to
+        // ask for): a refresh cannot add them (RFC 6749 6), and its token would be refused in
+        // turn. The user is asked, as for a step-up.
+        let widen = step_up || (status == 401 && param("scope").zip(granted.as_deref()).is_some_and(|(wanted, granted)| !has_scopes(granted, &wanted)));
         // A refresh gets a new access token for the scopes granted; new scopes need the user.
-        let refresh = if step_up { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
+        let refresh = if widen { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
         if let Some(refresh) = refresh {
             match self.refresh(&discovered, &refresh).await {
                 Ok(headers) => return Ok(Some(headers)),
@@ -486,10 +502,9 @@ impl<T: Transport + 'static> OAuth<T> {
                 }
             }
         }
-        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
         let mut scope = param("scope").or_else(|| discovered.scopes.clone()).or_else(|| self.opts.scope.clone());
         // A step-up keeps what was granted: asking only for the new scopes would lose the others.
-        if step_up {
+        if widen {
             scope = union(granted.as_deref(), scope.as_deref());
         }
         // A refresh token, where the server gives one only when asked (OpenID Connect).
@@ -1295,6 +1310,11 @@ fn listed<S: AsRef<str>>(names: &[S]) -> String {
         out.push(format!("and {} more", names.len() - MOST));
     }
     out.join(", ")
+}
+
+/// Whether the space-separated scopes `granted` include all of `wanted`.
+fn has_scopes(granted: &str, wanted: &str) -> bool {
+    wanted.split_ascii_whitespace().all(|s| granted.split_ascii_whitespace().any(|g| g == s))
 }
 
 /// Space-separated scopes, each once, in order of appearance.

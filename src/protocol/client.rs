@@ -321,10 +321,39 @@ impl Related {
 }
 
 /// Asked for new headers when a request meets HTTP 401, or 403 with `error="insufficient_scope"`
-/// (`{status, challenge, wwwAuthenticate}`):
+/// (`{status, challenge, wwwAuthenticate, retried?}`):
 /// headers to send from then on (a new `authorization`), with which the request is sent once
-/// more; `None` leaves the 401 as the request's outcome; an error is the request's error.
+/// more; `None` leaves the 401 as the request's outcome; an error is the request's error. The
+/// request sent again and refused again is asked for once more ([`MAX_REAUTHORIZATIONS`]), with
+/// `retried`, the status of the refusal the headers answered: a step-up that meets a request whose
+/// token was just refreshed, or a refreshed token refused.
 pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
+
+/// How many times one request is sent again with new headers from the [`AuthHandler`]: the
+/// second time for the refusal of the request sent again (MCP 2025-11-25: a step-up retried "no
+/// more than a few times"; a 403 `insufficient_scope` after a 401 has its own, as the SDK's
+/// transport gives it).
+pub const MAX_REAUTHORIZATIONS: u8 = 2;
+
+/// The refusals of one request that the [`AuthHandler`] gave new headers for.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reauthorizations {
+    times: u8,
+    /// The status of the last one.
+    last: Option<u16>,
+}
+
+impl Reauthorizations {
+    /// Whether the handler may be asked once more.
+    fn left(self) -> bool {
+        self.times < MAX_REAUTHORIZATIONS
+    }
+
+    fn record(&mut self, status: u16) {
+        self.times += 1;
+        self.last = Some(status);
+    }
+}
 
 #[derive(Debug, Default)]
 struct State {
@@ -1614,11 +1643,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let extra = if self.is_modern() { vec![("mcp-method".owned(), header_value(method))] } else { Vec::new() };
         // Sent once more with new headers after a 401, as a request is.
         let send = async {
-            let sent_with = self.auth_generation.get();
-            let resp = self.transport.send(self.post(body.clone(), true, &extra)).await.map_err(|e| transport_error(e, method))?;
-            if asks_authorization(&resp) && self.reauthorized(&resp, sent_with).await? {
+            let mut sent_with = self.auth_generation.get();
+            let mut resp = self.transport.send(self.post(body.clone(), true, &extra)).await.map_err(|e| transport_error(e, method))?;
+            let mut so_far = Reauthorizations::default();
+            while so_far.left() && asks_authorization(&resp) && self.reauthorized(&resp, sent_with, so_far).await? {
+                so_far.record(resp.status);
                 drop(resp);
-                return self.transport.send(self.post(body, true, &extra)).await.map_err(|e| transport_error(e, method));
+                sent_with = self.auth_generation.get();
+                resp = self.transport.send(self.post(body.clone(), true, &extra)).await.map_err(|e| transport_error(e, method))?;
             }
             Ok(resp)
         };
@@ -2247,17 +2279,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// `auth_generation` the refused request went out with: when the headers were
     /// renewed since (a request that met the 401 before it), it is sent again with the new ones
     /// and the handler is not asked (a second sign-in, or a second refresh rotating the tokens).
-    async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64) -> Result<bool> {
+    /// `so_far`: the refusals of this request it answered before (their last status is the
+    /// handler's `retried`).
+    async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64, so_far: Reauthorizations) -> Result<bool> {
         // Not for a 403: new headers need not carry the scopes it asks for.
         if resp.status == 401 && self.auth_generation.get() != sent_with {
             return Ok(true);
         }
         let challenge = resp.header("www-authenticate").map(str::to_owned);
-        let info = object([
+        let mut info = object([
             ("status", resp.status.into()),
             ("challenge", challenge.as_deref().map_or(Value::Null, parse_www_authenticate)),
             ("wwwAuthenticate", challenge.map_or(Value::Null, Value::String)),
         ]);
+        if let (Some(status), Value::Object(m)) = (so_far.last, &mut info) {
+            m.put("retried", status.into());
+        }
         let asked = self.on_unauthorized.borrow().as_ref().map(|h| h(&info));
         let Some(asked) = asked else { return Ok(false) };
         match asked.await? {
@@ -2300,14 +2337,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // The body is kept for a second send only when a 401 may be answered with new headers.
         let again = self.on_unauthorized.borrow().is_some().then(|| body.clone());
         let req = self.post(body, with_session, headers);
-        let sent_with = self.auth_generation.get();
+        let mut sent_with = self.auth_generation.get();
         // The session the request goes on, whose streams its response's are.
         let sent_on = self.sent_on();
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
-        if let (true, Some(body)) = (asks_authorization(&resp), again) {
-            if self.reauthorized(&resp, sent_with).await? {
+        let mut so_far = Reauthorizations::default();
+        if let Some(body) = again {
+            while so_far.left() && asks_authorization(&resp) && self.reauthorized(&resp, sent_with, so_far).await? {
+                so_far.record(resp.status);
                 drop(resp);
-                resp = self.transport.send(self.post(body, with_session, headers)).await.map_err(|e| transport_error(e, method))?;
+                sent_with = self.auth_generation.get();
+                resp = self.transport.send(self.post(body.clone(), with_session, headers)).await.map_err(|e| transport_error(e, method))?;
             }
         }
         let status = resp.status;
@@ -2683,7 +2723,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // client tries again after any refusal but 405, toolwire after those that may pass
             // (a 400, 404 or 405 says the resumption cannot work: no such event, session, GET).
             let mut last_got = Got::default();
-            let mut reauthorized = false;
+            let mut reauthorized = Reauthorizations::default();
             body = loop {
                 if failed > self.opts.max_retries {
                     return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, &last_got));
@@ -2704,8 +2744,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Ok(r) if matches!(r.status, 408 | 409 | 425 | 429 | 500..=599) => last_got = Got::Status(r.status),
                     // An expired token, renewed by the unauthorized handler: tried again (once
                     // per reopening), not counted as a failure.
-                    Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r, sent_with)).await?? => {
-                        reauthorized = true;
+                    Ok(r) if asks_authorization(&r) && reauthorized.left() && while_answering(answers, self.reauthorized(&r, sent_with, reauthorized)).await?? => {
+                        reauthorized.record(r.status);
                         failed -= 1;
                     }
                     Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, method).await),
@@ -2935,15 +2975,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// came for, `listen()`), not an answer lost without a word. Any other outcome changes nothing
     /// (a server that refuses an answer has it all the same).
     async fn send_answer(&self, body: String, on: &SentOn, method: &str) -> Result<()> {
-        let mut again = true;
+        let mut so_far = Reauthorizations::default();
         loop {
             let sent_with = self.auth_generation.get();
             let Ok(resp) = self.transport.send(self.post(body.clone(), true, &[])).await else { return Ok(()) };
             if !asks_authorization(&resp) {
                 return Ok(());
             }
-            if again && self.reauthorized(&resp, sent_with).await? {
-                again = false;
+            if so_far.left() && self.reauthorized(&resp, sent_with, so_far).await? {
+                so_far.record(resp.status);
                 // Not on a session that came meanwhile.
                 if !self.is_current(on) {
                     return Ok(());
@@ -3800,7 +3840,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let none = Id::Str(String::new());
         let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
         // The unauthorized handler gave new headers for the opening under way.
-        let mut reauthorized = false;
+        let mut reauthorized = Reauthorizations::default();
         // When the session was last renewed for the stream, until the stream brings a message: a
         // server that forgets every new session is not asked for one more than every
         // RENEW_AGAIN_MS (its refusals meanwhile count as failures).
@@ -3860,8 +3900,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
                 // An expired token, renewed by the unauthorized handler: opened again at once (once
                 // per opening).
-                Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(&mut answers, self.reauthorized(&r, sent_with)).await?? => {
-                    reauthorized = true;
+                Ok(r) if asks_authorization(&r) && reauthorized.left() && while_answering(&mut answers, self.reauthorized(&r, sent_with, reauthorized)).await?? => {
+                    reauthorized.record(r.status);
                     continue;
                 }
                 // Refused for want of credentials (an expired token, often, on a reopening): said
@@ -3900,7 +3940,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     None
                 }
             };
-            reauthorized = false;
+            reauthorized = Reauthorizations::default();
             // Whether the stream brought a message not dealt with before.
             let mut brought = false;
             let opened_now = resp.is_some();
@@ -3985,7 +4025,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     async fn subscribe(&self) -> Result<bool> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
-        let (mut failed, mut opened, mut reauthorized) = (0u32, false, false);
+        let (mut failed, mut opened, mut reauthorized) = (0u32, false, Reauthorizations::default());
         let mut last_status = Got::default();
         loop {
             let id = self.new_id();
@@ -3996,8 +4036,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let sent_with = self.auth_generation.get();
             let stream = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r.body),
-                Ok(r) if asks_authorization(&r) && !reauthorized && self.reauthorized(&r, sent_with).await? => {
-                    reauthorized = true;
+                Ok(r) if asks_authorization(&r) && reauthorized.left() && self.reauthorized(&r, sent_with, reauthorized).await? => {
+                    reauthorized.record(r.status);
                     continue;
                 }
                 Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
@@ -4025,7 +4065,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     None
                 }
             };
-            reauthorized = false;
+            reauthorized = Reauthorizations::default();
             if let Some(mut body) = stream {
                 // A subscription opened again may have missed changes while there was none.
                 if opened {

@@ -439,6 +439,13 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
     }
     if let Some(f) = opt_fn(options, "onUnauthorized")? {
         client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+            // A request refused again with the headers given: the refusal stands, but a step-up
+            // (403 `insufficient_scope`) that answers the request sent again after a 401.
+            let retried = info.get("retried").and_then(Value::as_u64);
+            let step_up_after_401 = retried == Some(401) && info.get("status").and_then(Value::as_u64) == Some(403);
+            if retried.is_some() && !step_up_after_401 {
+                return Box::pin(async { Ok(None) });
+            }
             let failed = |e: &JsValue| {
                 let why = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "it threw".into());
                 Error::new(ErrorCode::Unauthorized, format!("the client's onUnauthorized failed: {why}"))

@@ -14,7 +14,7 @@ const { McpClient, McpHub } = await loadPkg();
 let server;
 let base;
 /** What the server saw: requests by path, codes issued, tokens issued. */
-const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new Set(), clients: new Set() };
+const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new Set(), clients: new Set(), scopes: new Map() };
 /** The status the resource metadata answers with instead of itself (a server down for a moment). */
 let metadataStatus = null;
 /** Told when a token request arrives, which is then answered 300 ms later (the server acts on it meanwhile). */
@@ -34,6 +34,7 @@ function issue(res, scope) {
   const refresh = `rt-${issued++}`;
   seen.tokens.add(access);
   seen.refresh.add(refresh);
+  seen.scopes.set(access, scope ?? "");
   json(res, 200, { access_token: access, token_type: "Bearer", expires_in: 3600, refresh_token: refresh, ...(scope ? { scope } : {}) });
 }
 
@@ -115,6 +116,11 @@ async function handle(req, res) {
     }
     if (msg.id === undefined) {
       res.writeHead(202);
+      return res.end();
+    }
+    // The `admin` tool needs the `admin` scope too (a step-up).
+    if (msg.method === "tools/call" && msg.params?.name === "admin" && !seen.scopes.get(token).split(" ").includes("admin")) {
+      res.writeHead(403, { "www-authenticate": `Bearer error="insufficient_scope", scope="tools admin", resource_metadata="${base}/moved-metadata"` });
       return res.end();
     }
     if (msg.method === "tools/call" && msg.params?.name === "ask") {
@@ -261,6 +267,47 @@ describe("McpClient oauth", () => {
     assert.equal(answers.length, 2, "sent again with the new token");
     assert.notEqual(answers[0].authorization, answers[1].authorization);
     await client.close();
+  });
+
+  test("a step-up needed by a call whose token has just expired: refreshed, then the user asked for the scopes", async () => {
+    const asked = [];
+    const client = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked.push(r), user(r)) } });
+    await client.connect();
+    seen.tokens.clear();
+    const from = seen.requests.length;
+    assert.match((await client.callTool("admin", {})).content[0].text, /^token at-\d+$/);
+    const grants = seen.requests.slice(from).filter((r) => r.path === "/token").map((r) => new URLSearchParams(r.body).get("grant_type"));
+    assert.deepEqual(grants, ["refresh_token", "authorization_code"]);
+    assert.deepEqual(asked.map((r) => r.scope), ["tools", "tools admin"]);
+    await client.close();
+  });
+
+  test("onUnauthorized: a step-up that answers the request sent again after a 401 asks once more; a second 401 does not", async () => {
+    // Tokens: "expired" meets 401, "narrow" 403 insufficient_scope, "wide" goes through.
+    const fetch = async (url, init) => {
+      const token = new Headers(init.headers).get("authorization");
+      if (token === "Bearer expired" || token === "Bearer refused") {
+        return new Response("", { status: 401, headers: { "www-authenticate": 'Bearer error="invalid_token"' } });
+      }
+      if (token === "Bearer narrow") {
+        return new Response("", { status: 403, headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="tools admin"' } });
+      }
+      const msg = JSON.parse(init.body);
+      if (msg.id === undefined) return new Response(null, { status: 202 });
+      const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } };
+      return Response.json({ jsonrpc: "2.0", id: msg.id, result });
+    };
+    const asked = [];
+    const hook = (answers) => (info) => (asked.push(info), { authorization: `Bearer ${answers[asked.length - 1]}` });
+    const client = new McpClient("https://mcp.example/mcp", { fetch, headers: { authorization: "Bearer expired" }, onUnauthorized: hook(["narrow", "wide"]) });
+    await client.connect();
+    assert.deepEqual(asked.map((i) => [i.status, i.retried]), [[401, undefined], [403, 401]]);
+    client.free();
+    asked.length = 0;
+    const again = new McpClient("https://mcp.example/mcp", { fetch, headers: { authorization: "Bearer expired" }, onUnauthorized: hook(["refused", "wide"]) });
+    await rejectsWith(again.connect(), "UNAUTHORIZED");
+    assert.equal(asked.length, 1);
+    again.free();
   });
 
   test("resource metadata answered 503 is that error: nothing guessed, the saved credentials kept", async () => {

@@ -1055,6 +1055,65 @@ fn a_step_up_through_the_client_keeps_the_scopes_granted() {
     assert_eq!(asked.borrow().len(), 3);
 }
 
+/// The grant types of the token requests made so far.
+fn grants(world: &World) -> Vec<String> {
+    let log = world.requests_to("https://auth.example/tenant/token");
+    log.iter().map(|r| field(&form_of(r.body.as_deref().unwrap_or("")), "grant_type").unwrap_or("").to_owned()).collect()
+}
+
+#[test]
+fn a_step_up_after_a_refresh_in_the_same_request_asks_the_user() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    // The access token expires, and the next request needs mcp:write too: 401, a refresh (for
+    // mcp:read, all a refresh can give), 403 `insufficient_scope` on the request sent again: the
+    // user is asked for both, and the request goes through.
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    world.config.borrow_mut().needs_scope = Some("mcp:write");
+    world.config.borrow_mut().challenge_scope = None;
+    assert_eq!(block_on(client.list_tools()).unwrap().len(), 1);
+    assert_eq!(grants(&world), ["authorization_code", "refresh_token", "authorization_code"]);
+    assert_eq!(asked.borrow().len(), 2);
+    assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
+    // Bounded: a step-up refused again is the request's error (two new headers per request).
+    world.state.borrow_mut().tokens.iter_mut().for_each(|t| t.0 = "expired".into());
+    world.config.borrow_mut().needs_scope = Some("mcp:admin");
+    world.config.borrow_mut().withheld = Some("mcp:admin");
+    let e = block_on(client.list_tools()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].as_u64()), (ErrorCode::Unauthorized, Some(403)));
+    assert_eq!((asked.borrow().len(), grants(&world).len()), (3, 5));
+}
+
+#[test]
+fn a_401_that_names_scopes_not_granted_asks_the_user_instead_of_refreshing() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    // Expired; the server's 401 names a scope the tokens were not granted: a refresh could not
+    // add it, so the refresh token is not spent and the user is asked, keeping mcp:read.
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    world.config.borrow_mut().challenge_scope = Some("mcp:write");
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(grants(&world), ["authorization_code", "authorization_code"]);
+    assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
+    // Scopes granted: refreshed without the user.
+    world.state.borrow_mut().tokens[1].0 = "expired".into();
+    world.config.borrow_mut().challenge_scope = Some("mcp:write");
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!((grants(&world).last().map(String::as_str), asked.borrow().len()), (Some("refresh_token"), 2));
+    // Scopes granted not known (none asked for, none named): refreshed, as before.
+    let world = World::new(Config { prm: json!({"resource": MCP, "authorization_servers": ["https://auth.example/tenant"]}), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    world.config.borrow_mut().challenge_scope = Some("mcp:write");
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!((grants(&world), asked.borrow().len()), (vec!["authorization_code".to_owned(), "refresh_token".to_owned()], 1));
+}
+
 #[test]
 fn a_refusal_of_credentials_already_replaced_is_answered_with_the_new_ones() {
     // Two requests go out with the same token; the first one's 401 gets a new token; the second

@@ -3336,14 +3336,16 @@ fn a_401_asks_for_new_headers_and_sends_the_request_once_more() {
     assert_eq!(info["status"], 401);
     assert_eq!(info["challenge"]["resource_metadata"], "https://as.example/meta");
     assert_eq!(info["wwwAuthenticate"], challenge);
-    // 401, new headers, 401 again: the request's error.
+    // 401, new headers, 401 again: the handler is asked once more, told so (`retried`), and
+    // gives none: the request's error.
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::Unauthorized, json!(401)));
     assert_eq!(header(&h.log.borrow().requests[5], "authorization"), Some("Bearer new2"));
+    assert_eq!((asked.borrow()[1].get("retried"), &asked.borrow()[2]["retried"]), (None, &json!(401)));
     // The handler gives none: the 401 stands, nothing sent again.
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unauthorized);
-    assert_eq!((h.log.borrow().requests.len(), asked.borrow().len()), (7, 3));
+    assert_eq!((h.log.borrow().requests.len(), asked.borrow().len()), (7, 4));
     // Later requests (a DELETE too) carry the last headers given.
     block_on(h.client.close()).unwrap();
     assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer new2"));
@@ -3434,10 +3436,10 @@ fn renewed_headers_answer_a_late_401_but_not_a_403() {
     assert_eq!(h.client.auth_generation.get(), sent_with, "the same header again");
     h.client.set_auth_headers(vec![("authorization".into(), "Bearer renewed".into())]);
     // Sent with "old", refused after it was renewed: sent again, nobody asked.
-    assert!(block_on(h.client.reauthorized(&refusal(401, "Bearer"), sent_with)).unwrap());
+    assert!(block_on(h.client.reauthorized(&refusal(401, "Bearer"), sent_with, Reauthorizations::default())).unwrap());
     assert_eq!(asked.get(), 0);
     // A 403 for scopes asks even so.
-    assert!(block_on(h.client.reauthorized(&refusal(403, r#"Bearer error="insufficient_scope", scope="x""#), sent_with)).unwrap());
+    assert!(block_on(h.client.reauthorized(&refusal(403, r#"Bearer error="insufficient_scope", scope="x""#), sent_with, Reauthorizations::default())).unwrap());
     assert_eq!(asked.get(), 1);
     assert_eq!(h.client.headers(false, "*/*").iter().filter(|(k, _)| k == "authorization").collect::<Vec<_>>(), [&("authorization".to_owned(), "Bearer new".to_owned())]);
 }
