@@ -2202,8 +2202,10 @@ export interface McpClientOptions {
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
    * (refused: the user is asked; unreachable: the tokens are kept), but for a 401 whose `scope` names scopes not
    * granted (a refresh cannot add them); a 403 with `insufficient_scope` asks the user for the scopes the server
-   * names and those granted, also when it answers the request sent again after a refresh. Requests that meet a 401
-   * together share one authorization,
+   * names and those granted, also when it answers the request sent again after a refresh; a refreshed token the
+   * server refuses at once is replaced through the user (the refresh token is not spent again for it); a token
+   * refused after that, or after a sign-in, is the request's `UNAUTHORIZED` error, which says so. Requests that
+   * meet a 401 together share one authorization,
    * and one refused with a token already replaced is sent again with the new one. Metadata is checked: a challenge's
    * `resource_metadata` of another origin only at `/.well-known/oauth-protected-resource`; the metadata's `resource`,
    * required, the server's URL or one of its origin with a path the server's is at or under and no other query (RFC

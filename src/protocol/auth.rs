@@ -44,7 +44,8 @@
 //!   spent first: refused, the tokens are dropped (and a client the server does not know) and the
 //!   user is asked; unreachable, failing (5xx), busy (408, 429) or cut off, the tokens stay and
 //!   that is the error. A request refused again with the tokens just given for it (`retried`) has
-//!   a step-up after a 401; nothing more;
+//!   a step-up after a 401, and the user's authorization when a refreshed token was refused;
+//!   nothing more;
 //! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
 //!   when the server takes one (`client_id_metadata_document_supported`), else registered
 //!   dynamically (RFC 7591, with OpenID Connect's `application_type`) at the
@@ -236,6 +237,9 @@ pub struct OAuth<T> {
     client_tied: Cell<bool>,
     /// Authorizations that were finished (new tokens).
     issued: Cell<u64>,
+    /// Whether the tokens held came from a refresh: refused at once (`retried`), the user is asked
+    /// rather than the refresh token spent again for another token the server refuses.
+    refreshed: Cell<bool>,
     /// How many of those a request was given (their headers): tokens kept since, by a request
     /// to the authorization server that nobody waited for any more, are given to the next refusal.
     delivered: Cell<u64>,
@@ -355,6 +359,7 @@ impl<T: Transport + 'static> OAuth<T> {
             flow: RefCell::new(None),
             client_tied: Cell::new(client_tied),
             issued: Cell::new(0),
+            refreshed: Cell::new(false),
             delivered: Cell::new(0),
             background: RefCell::new(None),
             settling: RefCell::new(None),
@@ -403,12 +408,14 @@ impl<T: Transport + 'static> OAuth<T> {
     /// why not.
     async fn on_refused(self: Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
         // Refused again with the tokens just given for it (`retried`, the status they answered): a
-        // step-up after a 401 (a refresh cannot add scopes). Nothing more: the user was just
-        // asked, or the step-up had its try.
+        // step-up after a 401 (a refresh cannot add scopes), or a refreshed token refused, which
+        // the user replaces (spent again, the refresh token would bring another the server
+        // refuses). Nothing more: the user was just asked, or the step-up had its try.
         let status = info.get("status").and_then(Value::as_u64);
         match info.get("retried").and_then(Value::as_u64) {
             None => {}
             Some(401) if status == Some(403) => {}
+            Some(_) if status == Some(401) && self.refreshed.get() => {}
             Some(_) => return Ok(None),
         }
         loop {
@@ -487,8 +494,10 @@ impl<T: Transport + 'static> OAuth<T> {
         // ask for): a refresh cannot add them (RFC 6749 6), and its token would be refused in
         // turn. The user is asked, as for a step-up.
         let widen = step_up || (status == 401 && param("scope").zip(granted.as_deref()).is_some_and(|(wanted, granted)| !has_scopes(granted, &wanted)));
+        // A refreshed token just refused (`retried`): the user, not another refresh.
+        let retried = info.get("retried").is_some();
         // A refresh gets a new access token for the scopes granted; new scopes need the user.
-        let refresh = if widen { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
+        let refresh = if widen || retried { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
         if let Some(refresh) = refresh {
             match self.refresh(&discovered, &refresh).await {
                 Ok(headers) => return Ok(Some(headers)),
@@ -524,7 +533,7 @@ impl<T: Transport + 'static> OAuth<T> {
             let (me, d) = (self.clone(), discovered.clone());
             let exchanged = self.settle(async move {
                 let tokens = me.token_request(&d, &client, grant, None, None).await?;
-                Ok(me.keep(tokens))
+                Ok(me.keep(tokens, false))
             });
             return exchanged.await.map(Some);
         }
@@ -996,7 +1005,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let (me, d, client) = (self.clone(), d.clone(), client.clone());
         self.settle(async move {
             let tokens = me.token_request(&d, &client, grant, None, scope.as_deref()).await?;
-            Ok(me.keep(tokens))
+            Ok(me.keep(tokens, false))
         })
         .await
     }
@@ -1016,7 +1025,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let (me, d, refresh) = (self.clone(), d.clone(), refresh.to_owned());
         self.settle(async move {
             let tokens = me.token_request(&d, &client, grant, Some(&refresh), granted.as_deref()).await?;
-            Ok(me.keep(tokens))
+            Ok(me.keep(tokens, true))
         })
         .await
     }
@@ -1070,10 +1079,11 @@ impl<T: Transport + 'static> OAuth<T> {
         Ok(tokens)
     }
 
-    /// Holds new tokens, tells the host, and gives the header they make.
-    fn keep(&self, tokens: Tokens) -> Vec<(String, String)> {
+    /// Holds new tokens (`refreshed`: from a refresh), tells the host, and gives the header they make.
+    fn keep(&self, tokens: Tokens, refreshed: bool) -> Vec<(String, String)> {
         let headers = bearer(&tokens.access);
         *self.tokens.borrow_mut() = Some(tokens);
+        self.refreshed.set(refreshed);
         self.issued.set(self.issued.get() + 1);
         self.save();
         headers

@@ -2355,7 +2355,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Failure::SessionExpired(404));
         }
         if !(200..300).contains(&status) {
-            let e = self.status_error(resp, method).await;
+            let e = refused_again(self.status_error(resp, method).await, so_far);
             // Servers built on the SDK's examples, server-everything among them, answer a session
             // they no longer know with 400 ("No valid session ID provided") before their
             // transport could say 404: a 400 that names the session sent is its end too.
@@ -2748,7 +2748,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         reauthorized.record(r.status);
                         failed -= 1;
                     }
-                    Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, method).await),
+                    Ok(r) if matches!(r.status, 401 | 403) => return Err(refused_again(self.status_error(r, method).await, reauthorized)),
                     Ok(r) => {
                         return Err(Error::new(
                             ErrorCode::Protocol,
@@ -2990,7 +2990,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 continue;
             }
-            return Err(self.status_error(resp, &format!("the answer to {method}")).await);
+            return Err(refused_again(self.status_error(resp, &format!("the answer to {method}")).await, so_far));
         }
     }
 
@@ -3906,7 +3906,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 // Refused for want of credentials (an expired token, often, on a reopening): said
                 // so, neither taken for a stream not on offer nor tried again.
-                Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
+                Ok(r) if matches!(r.status, 401 | 403) => return Err(refused_again(self.status_error(r, WHAT).await, reauthorized)),
                 // The server no longer knows the session (it restarted, or let the session
                 // expire): a new one, as a request makes, and the stream opened on it (above). At
                 // the first opening only a refusal that names the session counts (a server may
@@ -4040,7 +4040,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     reauthorized.record(r.status);
                     continue;
                 }
-                Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
+                Ok(r) if matches!(r.status, 401 | 403) => return Err(refused_again(self.status_error(r, WHAT).await, reauthorized)),
                 // Not offered (405, or -32601 for the method); a result at once ended it; any other
                 // answer is the server's error.
                 Ok(r) if !opened && r.status == 405 => return Ok(false),
@@ -4696,6 +4696,21 @@ fn redirect_why(status: u16) -> &'static str {
         // A browser's opaque redirect: which, it does not say.
         _ => "a POST would be resent as a GET, or, its headers with it, to a URL the client was not given",
     }
+}
+
+/// The error of a request refused (401, 403) once more after the unauthorized handler gave it new
+/// headers: a 401 then says that the credentials just obtained were refused (not that the client
+/// should be given some).
+fn refused_again(mut e: Error, so_far: Reauthorizations) -> Error {
+    let status = e.details.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64);
+    if so_far.last.is_some() && e.code == ErrorCode::Unauthorized && status == Some(401) {
+        if let Some((method, _)) = e.message.split_once(": HTTP 401 Unauthorized: ") {
+            e.message = format!(
+                "{method}: HTTP 401 Unauthorized: the server refused the credentials just obtained for it (the oauth option's new token, or the headers onUnauthorized gave)"
+            );
+        }
+    }
+    e
 }
 
 /// Whether a refusal is one the [`AuthHandler`] may answer: 401, or 403 with

@@ -305,8 +305,9 @@ describe("McpClient oauth", () => {
     client.free();
     asked.length = 0;
     const again = new McpClient("https://mcp.example/mcp", { fetch, headers: { authorization: "Bearer expired" }, onUnauthorized: hook(["refused", "wide"]) });
-    await rejectsWith(again.connect(), "UNAUTHORIZED");
+    const err = await rejectsWith(again.connect(), "UNAUTHORIZED");
     assert.equal(asked.length, 1);
+    assert.match(err.message, /refused the credentials just obtained/);
     again.free();
   });
 

@@ -1115,6 +1115,48 @@ fn a_401_that_names_scopes_not_granted_asks_the_user_instead_of_refreshing() {
 }
 
 #[test]
+fn a_refreshed_token_the_server_refuses_is_replaced_through_the_user() {
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    // The next token the authorization server issues is one the server does not take (another
+    // audience, a server re-keyed).
+    let left = Rc::new(std::cell::Cell::new(1));
+    let l = left.clone();
+    world.config.borrow_mut().token_answer = Some(Rc::new(move |body: &mut Value| {
+        if l.get() > 0 {
+            l.set(l.get() - 1);
+            body["access_token"] = "not-for-this-server".into();
+        }
+    }));
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    // 401, refreshed, 401 again: the user is asked (not the refresh token spent again), and the
+    // request goes through.
+    assert_eq!(block_on(client.list_tools()).unwrap().len(), 1);
+    assert_eq!(grants(&world), ["authorization_code", "refresh_token", "authorization_code"]);
+    assert_eq!(asked.borrow().len(), 2);
+    // Every token refused: one sign-in per request at most, and the error says the token just
+    // obtained was refused.
+    left.set(u32::MAX);
+    world.state.borrow_mut().tokens.iter_mut().for_each(|t| t.0 = "expired".into());
+    let e = block_on(client.list_tools()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].as_u64()), (ErrorCode::Unauthorized, Some(401)));
+    assert!(e.message.contains("refused the credentials just obtained"), "{}", e.message);
+    assert_eq!((grants(&world).len(), asked.borrow().len()), (5, 3));
+    // A token the user just gave, refused: the user is not asked again at once.
+    let retried = |status: u16| {
+        let mut info = refusal(&world, None);
+        info["status"] = status.into();
+        info["retried"] = 401.into();
+        info
+    };
+    assert_eq!(block_on(o.clone().on_refused(&retried(401))).unwrap(), None);
+    assert_eq!(asked.borrow().len(), 3);
+}
+
+#[test]
 fn a_refusal_of_credentials_already_replaced_is_answered_with_the_new_ones() {
     // Two requests go out with the same token; the first one's 401 gets a new token; the second
     // one's 401 arrives after that: it is sent again with the new token, nobody is asked.

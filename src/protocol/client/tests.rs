@@ -3337,14 +3337,16 @@ fn a_401_asks_for_new_headers_and_sends_the_request_once_more() {
     assert_eq!(info["challenge"]["resource_metadata"], "https://as.example/meta");
     assert_eq!(info["wwwAuthenticate"], challenge);
     // 401, new headers, 401 again: the handler is asked once more, told so (`retried`), and
-    // gives none: the request's error.
+    // gives none: the request's error, which says the credentials just given were refused.
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::Unauthorized, json!(401)));
+    assert!(e.message.contains("refused the credentials just obtained"), "{}", e.message);
     assert_eq!(header(&h.log.borrow().requests[5], "authorization"), Some("Bearer new2"));
     assert_eq!((asked.borrow()[1].get("retried"), &asked.borrow()[2]["retried"]), (None, &json!(401)));
     // The handler gives none: the 401 stands, nothing sent again.
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unauthorized);
+    assert!(e.message.contains("the server wants credentials"), "{}", e.message);
     assert_eq!((h.log.borrow().requests.len(), asked.borrow().len()), (7, 4));
     // Later requests (a DELETE too) carry the last headers given.
     block_on(h.client.close()).unwrap();
