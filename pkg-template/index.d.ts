@@ -1978,8 +1978,9 @@ export interface McpClientOptions {
    * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
    * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation): after the
    * rejection, which comes at the deadline whatever the server does with the notification (given 3 s); a task-run
-   * tool's call is cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}). It bounds
-   * the server's silence, not `onRequest`: the time `onRequest` takes to answer a server request of a call (one
+   * tool's call is cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}); a request the server refused
+   * (401, or 403 for scopes) and still waiting for `oauth` / `onUnauthorized` is not cancelled: the server never took
+   * it. It bounds the server's silence, not `onRequest`: the time `onRequest` takes to answer a server request of a call (one
    * whose `context.related` names it, a 2026-07-28 `input_required`'s input too) does not count against that
    * call's timeout, whose deadline is pushed by that time (a person filling in a form does not lose the call).
    * `maxTotalTimeoutMs` and a `signal` bound the whole, that time included. A positive integer up to 2^53 - 1, or
@@ -2460,7 +2461,8 @@ export interface McpCallOptions {
    * Aborts the call (`ABORTED`, at once): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
    * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
    * client" when there is none), as the SDK sends it; a timeout's reason is "timeout". A task-run tool's call is
-   * cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}).
+   * cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}); a request the server refused (401, or 403 for
+   * scopes) and still waiting for `oauth` / `onUnauthorized` is not cancelled: the server never took it.
    */
   signal?: Signal;
   /**

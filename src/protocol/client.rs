@@ -37,7 +37,8 @@
 //!   [`Client::listen`] reads it, and reopens it, until the client is closed.
 //! * Per-request timeouts (default 120 s), the optional idle timeout of a response stream and
 //!   caller cancellation: the request's HTTP exchange is dropped (which aborts its fetch) and
-//!   `notifications/cancelled` is sent (never for `initialize`), within [`CANCEL_GRACE_MS`]: in the
+//!   `notifications/cancelled` is sent (never for `initialize`, nor for a request refused with 401
+//!   or 403 that waits for the unauthorized handler: the server never took it), within [`CANCEL_GRACE_MS`]: in the
 //!   background with a spawner ([`Client::set_spawner`]: the caller has its error at the deadline,
 //!   whatever the server does with the notification), else before the error is returned; one
 //!   not yet sent when the client is closed is dropped. A task-augmented request (2025-11-25) is
@@ -1970,7 +1971,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 cb(p);
             }
         };
-        let exchange = self.exchange(id, method, body, with_session, headers, on_progress.map(|_| &report as &dyn Fn(&Value)));
+        // The status of the refusal the request waits for new headers after (401, 403 step-up):
+        // the server has not taken it, so there is nothing to cancel.
+        let refused = Cell::new(None);
+        let exchange = self.exchange(id, method, body, with_session, headers, on_progress.map(|_| &report as &dyn Fn(&Value)), &refused);
         // Its progress that other streams bring (the standalone one, another call's), told as its own.
         let elsewhere = self.progress_elsewhere(on_progress.and(self.elsewhere(id)), &report);
         let exchange = async {
@@ -2084,6 +2088,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             }
         };
+        // Refused (401, or 403 for scopes) and waiting for authorization: the server never took
+        // it, and there is nothing to cancel (MCP: only requests previously issued are).
+        // Cancelling it would also meet the refusal, and ask for a sign-in of its own.
+        if let Some(status) = refused.get() {
+            let mut outcome = outcome;
+            if let Some(base) = outcome.message.strip_suffix("; the request was cancelled") {
+                outcome.message = format!("{base}; the server had refused it (HTTP {status}) and it waited for authorization: nothing to cancel");
+            }
+            return Err(outcome);
+        }
         // 2026-07-28: closing the request's stream (above) is the cancellation. A task-augmented
         // request's is `tasks/cancel`, never this (MCP 2025-11-25: MUST), and the task it would
         // name is not known when its response stream went silent.
@@ -2323,7 +2337,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    /// POST a request and read its response (JSON or SSE, with resumption).
+    /// POST a request and read its response (JSON or SSE, with resumption). `refused`: the status
+    /// of the refusal the request waits for new headers after, while it does.
+    #[allow(clippy::too_many_arguments)]
     async fn exchange(
         &self,
         id: &Id,
@@ -2332,6 +2348,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         with_session: bool,
         headers: &[(String, String)],
         on_progress: Option<&dyn Fn(&Value)>,
+        refused: &Cell<Option<u16>>,
     ) -> std::result::Result<(Value, Option<String>), Failure> {
         let sent_session = with_session && self.state.borrow().session_id.is_some();
         // The body is kept for a second send only when a 401 may be answered with new headers.
@@ -2343,12 +2360,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
         let mut so_far = Reauthorizations::default();
         if let Some(body) = again {
-            while so_far.left() && asks_authorization(&resp) && self.reauthorized(&resp, sent_with, so_far).await? {
+            while so_far.left() && asks_authorization(&resp) && {
+                refused.set(Some(resp.status));
+                self.reauthorized(&resp, sent_with, so_far).await?
+            } {
                 so_far.record(resp.status);
                 drop(resp);
                 sent_with = self.auth_generation.get();
+                // Sent again: from now on the server may have it.
+                refused.set(None);
                 resp = self.transport.send(self.post(body.clone(), with_session, headers)).await.map_err(|e| transport_error(e, method))?;
             }
+            refused.set(None);
         }
         let status = resp.status;
         if status == 404 && sent_session {

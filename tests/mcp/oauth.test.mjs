@@ -355,6 +355,23 @@ describe("McpClient oauth", () => {
     slow.free();
   });
 
+  test("a call that times out while the user signs in sends no notifications/cancelled, and asks no second sign-in", async () => {
+    let asked = 0;
+    const client = new McpClient(`${base}/mcp`, {
+      oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++ === 0 ? user(r) : new Promise(() => {})) },
+    });
+    await client.connect();
+    seen.tokens.clear();
+    seen.refresh.clear();
+    const from = seen.requests.length;
+    await rejectsWith(client.listTools({ timeoutMs: 300 }), "TIMEOUT");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(asked, 2, "the first sign-in, and the one the call waited for");
+    const posts = seen.requests.slice(from).filter((r) => r.path === "/mcp").map((r) => JSON.parse(r.body).method);
+    assert.deepEqual(posts, ["tools/list"]);
+    client.free();
+  });
+
   test("a refresh the call stops waiting for (close() as the app shuts down) still keeps the refresh token the server rotated", async () => {
     const saved = [];
     let asked = 0;

@@ -2438,6 +2438,35 @@ fn timeout_cancels_and_aborts() {
     assert_eq!(cancel["params"]["requestId"], 1);
 }
 
+/// A request refused with 401 (or 403 for scopes) that times out or is aborted while the
+/// unauthorized handler still works (a user signing in) sends no `notifications/cancelled`: the
+/// server never took it, and the notification would meet the refusal too and ask for a second
+/// sign-in.
+#[test]
+fn a_request_refused_and_waiting_for_authorization_is_not_cancelled() {
+    for (refusal, abort) in [(401, false), (401, true), (403, false)] {
+        let challenge = if refusal == 401 { r#"Bearer error="invalid_token""# } else { r#"Bearer error="insufficient_scope", scope="admin""# };
+        let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+        opts.timeout_ms = 50;
+        let replies = vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(refusal, vec![("www-authenticate", challenge.into())], ""), accepted(), accepted()];
+        let h = harness_with(replies, opts, 50);
+        block_on(h.client.connect()).unwrap();
+        let asked = Rc::new(Cell::new(0));
+        let seen = asked.clone();
+        h.client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
+            seen.set(seen.get() + 1);
+            Box::pin(futures_util::future::pending())
+        })));
+        let mut call = if abort { CallOptions { cancel: cancelled_later(), timeout_ms: Some(60_000), ..CallOptions::default() } } else { CallOptions::default() };
+        let e = block_on(h.client.call_tool("slow", json!({}), &mut call)).unwrap_err();
+        assert_eq!(e.code, if abort { ErrorCode::Aborted } else { ErrorCode::Timeout });
+        assert!(e.message.ends_with(&format!("the server had refused it (HTTP {refusal}) and it waited for authorization: nothing to cancel")), "{}", e.message);
+        let methods: Vec<Value> = h.log.borrow().requests.iter().map(|r| body(r)["method"].clone()).collect();
+        assert_eq!(methods, [json!("initialize"), json!("notifications/initialized"), json!("tools/call")], "{refusal} {abort}");
+        assert_eq!(asked.get(), 1);
+    }
+}
+
 /// Futures handed to a client's spawner, run when the test says.
 type Spawned = Rc<RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>>;
 
