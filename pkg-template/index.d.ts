@@ -2304,6 +2304,8 @@ export interface McpOAuthOptions {
    * What `onSaved` was given last time: sent from the first request on (tokens), reused (client). A saved access token
    * that cannot be sent in a header (not visible ASCII: a line break, a space, a control or non-ASCII character) is
    * dropped, and the next 401 authorizes again; the token endpoint issuing one is an `UNAUTHORIZED` error at `"token"`.
+   * Not an object, or a `client` or `tokens` that is not an object (nor null), or an `issuer` that is not a string
+   * (nor null), say a part kept as a JSON string: `INVALID_OPTIONS` naming it.
    */
   saved?: McpOAuthSaved;
   /** Told the registration and tokens whenever they change, to keep them (they are credentials: store them as such). */

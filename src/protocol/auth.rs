@@ -303,6 +303,18 @@ impl<T: Transport + 'static> OAuth<T> {
             check_client_metadata_url(url)?;
         }
         let restored = opts.saved.clone().unwrap_or(Value::Null);
+        // A part of another type (a store that kept `tokens` as a JSON string, say) is a mistake
+        // to be told of: ignored, it would cost the user a sign-in and lose the client.
+        for (part, what) in [("client", "an object ({client_id, ...})"), ("tokens", "an object ({access_token, ...})"), ("issuer", "a string")] {
+            let fits = match restored.get(part) {
+                None | Some(Value::Null) => true,
+                Some(v) if part == "issuer" => v.is_string(),
+                Some(v) => v.is_object(),
+            };
+            if !fits {
+                return Err(Error::new(ErrorCode::InvalidOptions, format!("oauth.saved.{part} must be {what}, as onSaved gave it, or null")));
+            }
+        }
         // The client given was saved with the issuer saved: it is that one's.
         let saved_client = restored.get("client").and_then(|c| c.get("client_id")).and_then(Value::as_str);
         let client_tied = opts.client_id.is_some() && saved_client == opts.client_id.as_deref();

@@ -834,6 +834,17 @@ fn bad_options_are_refused() {
     assert_eq!(new(OAuthOptions { saved: Some(json!({"tokens": {"token_type": "Bearer"}})), ..opts() }), Some(ErrorCode::InvalidOptions));
     assert_eq!(new(OAuthOptions { saved: Some(json!({"client": {"client_secret": "x"}})), ..opts() }), Some(ErrorCode::InvalidOptions));
     assert_eq!(new(OAuthOptions { saved: Some(json!({"client": null, "tokens": null})), ..opts() }), None);
+    assert_eq!(new(OAuthOptions { saved: Some(json!({"client": null, "tokens": null, "issuer": null})), ..opts() }), None);
+    // Parts of another type (a store that kept them as JSON strings): named, not ignored.
+    for (saved, part) in [
+        (json!({"tokens": "{\"access_token\":\"at-1\"}"}), "oauth.saved.tokens must be an object"),
+        (json!({"client": "client-7"}), "oauth.saved.client must be an object"),
+        (json!({"client": ["client-7"]}), "oauth.saved.client must be an object"),
+        (json!({"issuer": 7}), "oauth.saved.issuer must be a string"),
+    ] {
+        let e = OAuth::new(world.clone(), MCP, OAuthOptions { saved: Some(saved.clone()), ..opts() }, Some(authorize()), None, counting()).err();
+        assert!(matches!(&e, Some(e) if e.code == ErrorCode::InvalidOptions && e.message.starts_with(part)), "{saved}: {e:?}");
+    }
 }
 
 #[test]
