@@ -737,7 +737,10 @@ export class ToolwireError extends Error {
   readonly contentLength?: number;
   /** `PROTOCOL` from `listAll`: the index of a listed item that is not an object. */
   readonly index?: number;
-  /** `HTTP_STATUS`: a redirect's target (`Location`), when the response shows it. */
+  /**
+   * `HTTP_STATUS`: a redirect's target (`Location`), when the response shows it; also `UNAUTHORIZED` from `oauth` at
+   * `"token"` or `"registration"`, whose endpoint redirected (not followed: the request carries credentials).
+   */
   readonly location?: string;
   /** `HTTP_STATUS`: the response's `Retry-After` (seconds or an HTTP date), as sent. */
   readonly retryAfter?: string;

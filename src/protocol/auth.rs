@@ -945,9 +945,9 @@ impl<T: Transport + 'static> OAuth<T> {
         let me = self.clone();
         // Kept (and saved) when no request waits any more: the server has registered it.
         self.settle(async move {
-            let (status, body) = me.send("registration", req).await?;
+            let (status, location, body) = me.exchange("registration", req).await?;
             if !(200..300).contains(&status) {
-                return Err(server_error("registration", status, &body));
+                return Err(server_error("registration", status, location.as_deref(), &body));
             }
             let registration = body.as_ref().and_then(registration_from).ok_or_else(|| failure("registration", format!("the registration endpoint answered HTTP {status} without a client_id")))?;
             *me.registration.borrow_mut() = Some(registration.clone());
@@ -1057,12 +1057,12 @@ impl<T: Transport + 'static> OAuth<T> {
             _ => params.push(("client_id", client.id.clone())),
         }
         let req = HttpRequest { method: Method::Post, url: d.token_endpoint.clone(), headers, body: Some(form(&params)), follow_redirects: false };
-        let (status, body) = self.send("token", req).await?;
+        let (status, location, body) = self.exchange("token", req).await?;
         // An error answered with a 2xx (GitHub's `bad_verification_code`, for one) is an error as
         // a 400 is (RFC 6749 5.2).
         let error = body.as_ref().and_then(|b| b.get("error")).is_some_and(Value::is_string);
         if !(200..300).contains(&status) || error {
-            return Err(server_error("token", status, &body));
+            return Err(server_error("token", status, location.as_deref(), &body));
         }
         // RFC 6749 5.1 requires token_type; an answer without one is taken as Bearer (the token is
         // sent as one: a server that meant another refuses it), one naming another is refused.
@@ -1162,11 +1162,6 @@ impl<T: Transport + 'static> OAuth<T> {
             }
         }
         Ok(Fetched::Missing)
-    }
-
-    /// Sends, and reads the body as JSON when it is JSON.
-    async fn send(&self, step: &str, req: HttpRequest) -> Result<(u16, Option<Value>)> {
-        self.exchange(step, req).await.map(|(status, _, body)| (status, body))
     }
 
     /// Sends: the status, the `location` header, and the body as JSON when it is JSON.
@@ -1396,8 +1391,24 @@ fn tokens_from(mut v: Value, spent_refresh: Option<&str>) -> Option<Tokens> {
     Some(Tokens { access, refresh, raw: v })
 }
 
-/// An error answer of an authorization server (RFC 6749 5.2: `error`, `error_description`).
-fn server_error(step: &str, status: u16, body: &Option<Value>) -> Error {
+/// An error answer of an authorization server (RFC 6749 5.2: `error`, `error_description`), or
+/// its redirect (`location`), which is not followed: the request carries a code, a verifier, a
+/// client's secret or metadata, for the endpoint the metadata named alone.
+fn server_error(step: &str, status: u16, location: Option<&str>, body: &Option<Value>) -> Error {
+    // 0: a browser's opaque redirect (fetch with `redirect: "manual"`), which says not where.
+    if status == 0 || (300..400).contains(&status) {
+        let message = if status == 0 {
+            format!("the {step} endpoint answered HTTP 0, which is how a browser reports a redirect it was told not to follow (fetch with redirect \"manual\"): it may redirect, and redirects are not followed (the request carries credentials): the authorization server's metadata must name the endpoint the redirect leads to")
+        } else {
+            let to = location.map_or_else(String::new, |l| format!(" to {l}"));
+            format!("the {step} endpoint redirected{to} (HTTP {status}); redirects are not followed (the request carries credentials, which would go to a URL the metadata did not name): the authorization server's metadata must name the endpoint it leads to")
+        };
+        let e = failure(step, message).with_detail("status", status);
+        return match location {
+            Some(l) => e.with_detail("location", l),
+            None => e,
+        };
+    }
     let field = |k: &str| body.as_ref().and_then(|b| b.get(k)).and_then(Value::as_str).map(str::to_owned);
     let mut message = format!("the {step} endpoint answered HTTP {status}");
     if let Some(e) = field("error") {

@@ -826,6 +826,28 @@ fn what_goes_wrong_is_an_unauthorized_error_that_names_its_step() {
 }
 
 #[test]
+fn a_redirecting_token_or_registration_endpoint_is_said_to_redirect() {
+    for (endpoint, step) in [("https://auth.example/tenant/token", "token"), ("https://auth.example/tenant/register", "registration")] {
+        for opaque in [false, true] {
+            let config = Config { redirects: vec![(endpoint, "https://auth.example/moved")], opaque_redirects: opaque, ..Config::default() };
+            let world = World::new(config);
+            let (o, _, _) = oauth(&world, opts());
+            let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+            let details = e.details.clone().unwrap();
+            assert_eq!((e.code, details["oauthStep"].as_str()), (ErrorCode::Unauthorized, Some(step)), "{}", e.message);
+            if opaque {
+                assert_eq!((details["status"].as_u64(), details.get("location")), (Some(0), None));
+                assert!(e.message.contains("answered HTTP 0, which is how a browser reports a redirect") && e.message.contains("it may redirect"), "{}", e.message);
+            } else {
+                assert_eq!((details["status"].as_u64(), details["location"].as_str()), (Some(302), Some("https://auth.example/moved")));
+                assert!(e.message.starts_with(&format!("OAuth {step}: the {step} endpoint redirected to https://auth.example/moved (HTTP 302); redirects are not followed")), "{}", e.message);
+            }
+            assert!(world.requests_to("https://auth.example/moved").is_empty(), "not followed");
+        }
+    }
+}
+
+#[test]
 fn bad_options_are_refused() {
     let world = World::new(Config::default());
     let authorize = || -> Authorize { Box::new(|_: &Value| Box::pin(async { Ok(String::new()) })) };
