@@ -103,21 +103,32 @@ fn agree(format: CallFormat, events: &[Value]) -> Result<(), String> {
     }
     calls.extend(acc.finish(None).unwrap());
     let message = acc.message().map_err(|e| e.to_string())?;
-    let mut left = listed(format, &message);
-    let unlisted: Vec<&ToolCall> = calls
-        .iter()
-        .filter(|c| match left.iter().position(|l| same(format, c, l)) {
-            Some(i) => {
-                left.remove(i);
-                false
-            }
-            None => true,
-        })
-        .collect();
+    let turn = listed(format, &message);
+    // Each call with a listed one of its own (a matching, not the first that fits: a call whose
+    // arguments could not be read fits more than one of several of the same id).
+    let fits: Vec<Vec<usize>> = calls.iter().map(|c| (0..turn.len()).filter(|&j| same(format, c, &turn[j])).collect()).collect();
+    let mut owner: Vec<Option<usize>> = vec![None; turn.len()];
+    for i in 0..calls.len() {
+        take(i, &fits, &mut owner, &mut vec![false; turn.len()]);
+    }
+    let unlisted: Vec<&ToolCall> = calls.iter().enumerate().filter(|(i, _)| !owner.contains(&Some(*i))).map(|(_, c)| c).collect();
+    let left: Vec<&Listed> = turn.iter().zip(&owner).filter(|(_, o)| o.is_none()).map(|(l, _)| l).collect();
     if unlisted.is_empty() && left.is_empty() {
         return Ok(());
     }
     Err(format!("given but not in the turn: {unlisted:#?}\nin the turn but not given: {left:#?}\nturn: {message:#}"))
+}
+
+/// Gives call `i` a listed call it fits, moving others to ones they fit where need be (an
+/// augmenting path); whether it has one.
+fn take(i: usize, fits: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+    for &j in &fits[i] {
+        if !std::mem::replace(&mut seen[j], true) && owner[j].is_none_or(|k| take(k, fits, owner, seen)) {
+            owner[j] = Some(i);
+            return true;
+        }
+    }
+    false
 }
 
 #[track_caller]
