@@ -1526,14 +1526,18 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * returns them.
    *
    * A `push` after a `finish()` that returned is the next stream's (the next turn's): the accumulator starts
-   * afresh, and `message()` is then that turn's. So does, without a `finish()` (which a Responses stream, whose
-   * every call `push` gives, makes easy to leave out), a Responses `response.created` of another response (another
-   * `response.id`; without ids, one after `response.completed` or `response.incomplete`), and a Chat chunk of
+   * afresh, and `message()` is then that turn's. So does, without a `finish()` (which a Responses or Gemini stream,
+   * whose every call `push` gives, makes easy to leave out), a Responses `response.created` of another response
+   * (another `response.id`; without ids, one after `response.completed` or `response.incomplete`), a Chat chunk of
    * another completion (another `id`) that begins its first choice's message after the last one's `finish_reason`
-   * (not a chunk within a completion, nor the usage chunk after it: some servers give each chunk its own id). The
-   * next turn's calls are never taken for the last's, nor the two turns put in one message. Calls of the last turn
-   * not given yet (its stream cut short) are then dropped, and that `push` throws `INVALID_INPUT` saying that
-   * `finish()` was not called; the new turn is read all the same.
+   * (not a chunk within a completion, nor the usage chunk after it: some servers give each chunk its own id), a
+   * Gemini or Vertex chunk of another response (another `responseId`; without ids, one with parts of the first
+   * candidate after its `finishReason`, not the usage chunk after it), an Anthropic `message_start` of another
+   * message (another `message.id`; without ids, one after `message_stop`), and a Bedrock `messageStart` after a
+   * `messageStop`. The next turn's calls are never taken for the last's, nor the two turns put in one message.
+   * Calls of the last turn not given yet (its stream cut short) are then dropped, and that `push` throws
+   * `INVALID_INPUT` saying that `finish()` was not called; the new turn is read all the same (a Bedrock stream cut
+   * short, which has no ids, is not known to have ended: the next is read as more of it).
    */
   finish(): ToolCall<A>[];
   /**

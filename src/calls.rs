@@ -2015,9 +2015,11 @@ pub struct Accumulator {
     /// ([`Accumulator::chat_key`]).
     chat_next: u64,
     chat_last: Option<(u64, u64)>,
-    /// OpenAI Chat and Responses: the id of the completion or response read (the last given),
-    /// and whether it ended (Chat: the first choice's `finish_reason`; Responses:
-    /// `response.completed` or `response.incomplete`), by which another's start is known
+    /// The id of the completion, response or message read (the last given: Chat's `id`,
+    /// Responses' `response.id`, Gemini's `responseId`, Anthropic's `message.id`), and whether
+    /// it ended (Chat: the first choice's `finish_reason`; Responses: `response.completed` or
+    /// `response.incomplete`; Gemini: the first candidate's `finishReason`; Anthropic:
+    /// `message_stop`; Bedrock: `messageStop`), by which another's start is known
     /// ([`Accumulator::next_turn`]).
     stream_id: Option<String>,
     stream_ended: bool,
@@ -2068,19 +2070,53 @@ impl Accumulator {
         }
     }
 
-    /// OpenAI Responses and Chat: `ev` begins another turn's stream without a `finish` after the
-    /// last (as an app may leave out, every Responses call coming from `push`): a Responses
-    /// `response.created` of another response than the one read (by its id; without ids, after
-    /// the one read ended), a Chat chunk of another completion (its `id`) that has the first
-    /// choice's message begin, after the one read ended (a server may give every chunk an id of
-    /// its own: not within a completion, nor in the usage chunk after its end). The accumulator
+    /// `ev` begins another turn's stream without a `finish` after the last (as an app may leave
+    /// out, every Responses and Gemini call coming from `push`): a Responses `response.created`
+    /// of another response than the one read (by its id; without ids, after the one read
+    /// ended), a Chat chunk of another completion (its `id`) that has the first choice's message
+    /// begin, after the one read ended (a server may give every chunk an id of its own: not
+    /// within a completion, nor in the usage chunk after its end), a Gemini chunk of another
+    /// response (its `responseId`, which every chunk of one repeats; without ids, one with parts
+    /// of the first candidate after that candidate's `finishReason`, not the usage chunk after
+    /// it), an Anthropic `message_start` of another message (its id; without ids, after the
+    /// `message_stop` of the one read), a Bedrock `messageStart` after a `messageStop`. The accumulator
     /// then starts afresh, as after `finish`, rather than take the next turn's calls for the
     /// last's (a Responses call at an output index done before passed over) or put two turns in
     /// one message; the text not yet read stays, the next stream's. Calls of the last turn not
     /// given yet (a stream cut short, calls kept from a push that failed) are dropped: the
     /// error says so, rather than give them with the next turn's.
     fn next_turn(&mut self, ev: &Value) -> Option<Error> {
-        let (id, begins, ends) = match self.format {
+        let (id, begins, ends) = self.turn_edges(ev);
+        let mut error = None;
+        if begins {
+            let left = self.open.calls.len() + self.carried.len();
+            let text = std::mem::take(&mut self.text);
+            *self = Self::new(self.format);
+            self.text = text;
+            let what = match self.format {
+                CallFormat::OpenAiResponses | CallFormat::Gemini => "response",
+                CallFormat::Anthropic | CallFormat::Bedrock => "message",
+                CallFormat::OpenAi | CallFormat::Ollama => "completion",
+            };
+            error = (left > 0).then(|| {
+                Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("another {what} began before finish() ended the stream of the last: its {left} tool calls not given yet were dropped (call finish() when a stream ends)"),
+                )
+            });
+        }
+        if let Some(id) = id.filter(|&i| self.stream_id.as_deref() != Some(i)) {
+            self.stream_id = Some(id.owned());
+        }
+        self.stream_ended |= ends;
+        error
+    }
+
+    /// What [`Accumulator::next_turn`] reads of `ev`: its id (of the completion, response or
+    /// message it is of, when it says), whether it begins another turn's stream than the one
+    /// read, and whether it ends the one it is of.
+    fn turn_edges<'e>(&self, ev: &'e Value) -> (Option<&'e str>, bool, bool) {
+        match self.format {
             CallFormat::OpenAiResponses => {
                 let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
                 let id = ev.get("response").and_then(|r| r.get("id")).and_then(Value::as_str).filter(|i| !i.is_empty());
@@ -2103,27 +2139,33 @@ impl Accumulator {
                 let begins = self.stream_ended && id.is_some() && id != self.stream_id.as_deref() && delta.is_some_and(starts);
                 (id, begins, first.and_then(|c| c.get("finish_reason")).is_some_and(|r| !r.is_null()))
             }
-            _ => return None,
-        };
-        let mut error = None;
-        if begins {
-            let left = self.open.calls.len() + self.carried.len();
-            let text = std::mem::take(&mut self.text);
-            *self = Self::new(self.format);
-            self.text = text;
-            let what = if self.format == CallFormat::OpenAiResponses { "response" } else { "completion" };
-            error = (left > 0).then(|| {
-                Error::new(
-                    ErrorCode::InvalidInput,
-                    format!("another {what} began before finish() ended the stream of the last: its {left} tool calls not given yet were dropped (call finish() when a stream ends)"),
-                )
-            });
+            CallFormat::Gemini => {
+                let id = ev.get("responseId").and_then(Value::as_str).filter(|i| !i.is_empty());
+                // The first candidate, as `gemini_value` reads it (one pushed alone is its own).
+                let index = |c: &Value, i: usize| c.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
+                let first = match ev.get("candidates").and_then(Value::as_array) {
+                    Some(candidates) => candidates.iter().enumerate().find(|&(i, c)| index(c, i) == 0).map(|(_, c)| c),
+                    None => Some(ev).filter(|c| (c.get("content").is_some() || c.get("finishReason").is_some()) && index(c, 0) == 0),
+                };
+                let starts = first.and_then(|c| c.get("content")).is_some_and(|c| !array(c, "parts").is_empty());
+                let begins = match (id, self.stream_id.as_deref()) {
+                    (Some(new), Some(old)) => new != old,
+                    _ => self.stream_ended && starts,
+                };
+                (id, begins, first.and_then(|c| c.get("finishReason")).and_then(Value::as_str).is_some_and(|r| !r.is_empty()))
+            }
+            CallFormat::Anthropic => {
+                let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
+                let id = ev.get("message").and_then(|m| m.get("id")).and_then(Value::as_str).filter(|i| kind == "message_start" && !i.is_empty());
+                let begins = kind == "message_start"
+                    && match (id, self.stream_id.as_deref()) {
+                        (Some(new), Some(old)) => new != old,
+                        _ => self.stream_ended,
+                    };
+                (id, begins, kind == "message_stop")
+            }
+            CallFormat::Bedrock => (None, self.stream_ended && ev.get("messageStart").is_some(), ev.get("messageStop").is_some()),
         }
-        if let Some(id) = id.filter(|&i| self.stream_id.as_deref() != Some(i)) {
-            self.stream_id = Some(id.owned());
-        }
-        self.stream_ended |= ends;
-        error
     }
 
     /// The provider format it reads.
@@ -5541,6 +5583,146 @@ mod tests {
                 assert_eq!(message["tool_calls"][0]["function"]["arguments"], format!("{{\"turn\":{n}}}"));
             }
         }
+    }
+
+    /// Gemini (and Vertex), Anthropic and Bedrock: the next turn's stream pushed without `finish`
+    /// (Gemini's calls all come from `push`) starts afresh at a chunk of another `responseId`
+    /// (without ids, one with parts after the first candidate's `finishReason`), another
+    /// message's `message_start` (without ids, after `message_stop`), a `messageStart` after a
+    /// `messageStop`: its message is its own, not both turns in one; calls of the last not given
+    /// yet are dropped, and the push says so (F1, s25a).
+    #[test]
+    fn a_new_gemini_response_or_anthropic_or_bedrock_message_without_finish_starts_the_next_turn() {
+        // Gemini, as a two-turn gemini-3.1-pro-preview stream has it.
+        let chunk = |rid: Option<&str>, parts: Value, finish: Option<&str>| {
+            let mut c = json!({"candidates":[{"content":{"role":"model","parts":parts},"index":0}],"modelVersion":"gemini-3.1-pro-preview"});
+            if let Some(f) = finish {
+                c["candidates"][0]["finishReason"] = json!(f);
+            }
+            if let Some(rid) = rid {
+                c["responseId"] = json!(rid);
+            }
+            c
+        };
+        let call = |n: u64| json!({"functionCall":{"name":"get_weather","args":{"turn":n},"id":format!("g{n}")},"thoughtSignature":format!("S{n}")});
+        let turn = |n: u64, rid: Option<&str>| {
+            vec![
+                chunk(rid, json!([{"text":format!("Turn {n}.")}]), None),
+                chunk(rid, json!([call(n)]), None),
+                chunk(rid, json!([{"text":""}]), Some("STOP")),
+                // A usage chunk after the end is no new turn.
+                json!({"usageMetadata":{"promptTokenCount":1,"totalTokenCount":2}}),
+            ]
+        };
+        let parts = |n: u64| json!([{"text":format!("Turn {n}.")}, call(n)]);
+        for ids in [true, false] {
+            let rid = |n: u64| ids.then(|| format!("resp-{n}"));
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            for n in [1, 2] {
+                let calls: Vec<ToolCall> = turn(n, rid(n).as_deref()).iter().flat_map(|e| push(&mut acc, e, None)).collect();
+                assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["turn"].as_u64())).collect::<Vec<_>>(), [(Some(format!("g{n}").as_str()), Some(n))], "{ids}");
+                assert_eq!(acc.message().unwrap()["parts"], parts(n), "{ids}");
+            }
+            // As text, both streams in one piece, SSE and a JSON array each.
+            let events = [turn(1, rid(1).as_deref()), turn(2, rid(2).as_deref())].concat();
+            let sse: String = events.iter().map(|e| format!("data: {e}\r\n\r\n")).collect();
+            for text in [sse, format!("[{}]", events.iter().map(Value::to_string).collect::<Vec<_>>().join(",\n"))] {
+                let mut acc = Accumulator::new(CallFormat::Gemini);
+                let calls = acc.push_text(&text, None).unwrap();
+                assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("g1"), Some("g2")]);
+                assert_eq!(acc.message().unwrap()["parts"], parts(2), "{ids}");
+            }
+        }
+        // The same response's chunks again, or a chunk without its id (some proxies leave it out
+        // of a few) within the response, are no new turn.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        push(&mut acc, &chunk(Some("r1"), json!([{"text":"a"}]), None), None);
+        push(&mut acc, &chunk(None, json!([{"text":"b"}]), None), None);
+        push(&mut acc, &chunk(Some("r1"), json!([{"text":"c"}]), Some("STOP")), None);
+        push(&mut acc, &chunk(Some("r1"), json!([{"text":"d"}]), None), None);
+        assert_eq!(acc.message().unwrap()["parts"], json!([{"text":"abcd"}]));
+        // A streamed (Vertex) call cut short, then the next response: dropped, said so.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        push(&mut acc, &chunk(Some("r1"), json!([{"functionCall":{"name":"get_weather","willContinue":true}}]), None), None);
+        let e = acc.push(&chunk(Some("r2"), json!([call(2)]), Some("STOP")), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.contains("another response began before finish()"), "{}", e.message);
+        // The new response's call, read all the same, comes with the next push or `finish`.
+        assert_eq!(acc.finish(None).unwrap().iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("g2")]);
+        assert_eq!(acc.message().unwrap()["parts"], json!([call(2)]));
+
+        // Anthropic: another message's `message_start`.
+        let message = |id: Option<&str>, n: u64, end: bool| {
+            let mut start = json!({"type":"message_start","message":{"type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":0}}});
+            if let Some(id) = id {
+                start["message"]["id"] = json!(id);
+            }
+            let mut events = vec![
+                start,
+                json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":format!("Turn {n}.")}}),
+                json!({"type":"content_block_stop","index":0}),
+                json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":format!("toolu_{n}"),"name":"now","input":{}}}),
+                json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":format!("{{\"turn\":{n}}}")}}),
+            ];
+            if end {
+                events.extend([
+                    json!({"type":"content_block_stop","index":1}),
+                    json!({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":1}}),
+                    json!({"type":"message_stop"}),
+                ]);
+            }
+            events
+        };
+        let content = |n: u64| json!([{"type":"text","text":format!("Turn {n}.")},{"type":"tool_use","id":format!("toolu_{n}"),"name":"now","input":{"turn":n}}]);
+        for ids in [true, false] {
+            let id = |n: u64| ids.then(|| format!("msg_{n}"));
+            let mut acc = Accumulator::new(CallFormat::Anthropic);
+            for n in [1, 2] {
+                let calls: Vec<ToolCall> = message(id(n).as_deref(), n, true).iter().flat_map(|e| push(&mut acc, e, None)).collect();
+                assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["turn"].as_u64())).collect::<Vec<_>>(), [(Some(format!("toolu_{n}").as_str()), Some(n))]);
+                assert_eq!(acc.message().unwrap()["content"], content(n), "{ids}");
+            }
+        }
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        for e in message(Some("msg_1"), 1, false) {
+            push(&mut acc, &e, None);
+        }
+        let next = message(Some("msg_2"), 2, true);
+        let e = acc.push(&next[0], None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.contains("another message began before finish()"), "{}", e.message);
+        let calls: Vec<ToolCall> = next[1..].iter().flat_map(|e| push(&mut acc, e, None)).collect();
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("toolu_2")]);
+        assert_eq!(acc.message().unwrap()["content"], content(2));
+
+        // Bedrock: a `messageStart` after a `messageStop`.
+        let stream = |n: u64, end: bool| {
+            let mut events = vec![
+                json!({"messageStart":{"role":"assistant"}}),
+                json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":format!("Turn {n}.")}}}),
+                json!({"contentBlockStop":{"contentBlockIndex":0}}),
+                json!({"contentBlockStart":{"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":format!("tooluse_{n}"),"name":"now"}}}}),
+                json!({"contentBlockDelta":{"contentBlockIndex":1,"delta":{"toolUse":{"input":format!("{{\"turn\":{n}}}")}}}}),
+            ];
+            if end {
+                events.extend([json!({"contentBlockStop":{"contentBlockIndex":1}}), json!({"messageStop":{"stopReason":"tool_use"}}), json!({"metadata":{"usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}})]);
+            }
+            events
+        };
+        let content = |n: u64| json!([{"text":format!("Turn {n}.")},{"toolUse":{"toolUseId":format!("tooluse_{n}"),"name":"now","input":{"turn":n}}}]);
+        let mut acc = Accumulator::new(CallFormat::Bedrock);
+        for n in [1, 2] {
+            let calls: Vec<ToolCall> = stream(n, true).iter().flat_map(|e| push(&mut acc, e, None)).collect();
+            assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["turn"].as_u64())).collect::<Vec<_>>(), [(Some(format!("tooluse_{n}").as_str()), Some(n))]);
+            assert_eq!(acc.message().unwrap()["content"], content(n));
+        }
+        // Without ids, a stream cut short (no `messageStop`) is not known to have ended: the
+        // next `messageStart` is read as more of it, and its call is not dropped.
+        let mut acc = Accumulator::new(CallFormat::Bedrock);
+        let mut calls: Vec<ToolCall> = [stream(1, false), stream(2, true)].concat().iter().flat_map(|e| push(&mut acc, e, None)).collect();
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("tooluse_1"), Some("tooluse_2")]);
     }
 
     /// An accumulator given the next turn's stream after `finish` starts afresh: the next

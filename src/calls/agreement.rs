@@ -93,12 +93,17 @@ fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
     }
 }
 
-/// Pushes `events` (then finishes) and checks that the turn lists exactly the calls given, each
-/// once; `Err` says how they differ.
+/// Pushes `events` (then finishes) and checks that the turn lists exactly the calls given since
+/// it began, each once; `Err` says how they differ.
 fn agree(format: CallFormat, events: &[Value]) -> Result<(), String> {
     let mut acc = Accumulator::new(format);
     let mut calls = Vec::new();
     for e in events {
+        // An event that begins the next turn's stream (a Gemini chunk with parts after the first
+        // candidate's `finishReason`) starts the turn afresh: the calls given before are the last's.
+        if acc.turn_edges(e).1 {
+            calls.clear();
+        }
         calls.extend(acc.push(e, None).map_err(|err| format!("{e}: {err}"))?);
     }
     calls.extend(acc.finish(None).unwrap());
