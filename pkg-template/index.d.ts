@@ -1463,7 +1463,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * once its brackets close, however it was cut). Gemini and Vertex: the stream may also be one JSON array of
    * events (`streamGenerateContent` without `?alt=sse`, `[{...}\n,\r\n{...}\n]`), given whole, parsed
    * (`JSON.parse(body)`) or as text in pieces: each element is taken as an event as soon as it closes, not at
-   * the array's end (text after the `]` is `INVALID_JSON`). `event:`, `id:`, `retry:` and comment
+   * the array's end (text after the `]` is `INVALID_JSON`); parsed, its elements are read in order as its text's
+   * are, so that the calls of those before one that fails (the `{error}` the stream may end with, `PROVIDER_ERROR`;
+   * one that is not an object, `INVALID_INPUT` naming its index) come with the next `push` or `finish()`, as the
+   * error is thrown. `event:`, `id:`, `retry:` and comment
    * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
    * Returns the calls it completed (often none): with several choices (Chat's `n > 1`) or candidates (Gemini), the

@@ -2182,9 +2182,10 @@ impl Accumulator {
     /// Anything but an object is `INVALID_INPUT` (text goes to [`Accumulator::push_text`]); the
     /// provider's error event is `PROVIDER_ERROR`: Anthropic's `{type: "error", error}`, an OpenAI
     /// Chat chunk's `error`, Responses' `error` and `response.failed`, Gemini's `{error}` (also
-    /// in an array, as its JSON stream ends with one), Bedrock's `{xxxException: {message}}`,
-    /// Ollama's `{error: "..."}`. Either way the calls completed before it come with the
-    /// next push or `finish`, and the accumulator goes on.
+    /// in an array, as its JSON stream ends with one: the elements before it are read first, as
+    /// the array's text is), Bedrock's `{xxxException: {message}}`, Ollama's `{error: "..."}`.
+    /// Either way the calls completed before it come with the next push or `finish`, and the
+    /// accumulator goes on.
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         // Suggestions for at most a few unknown names of the response (each a pass over the map).
         let _budget = crate::naming::SuggestionBudget::start();
@@ -2198,6 +2199,20 @@ impl Accumulator {
             return self.push(&event, map);
         }
         self.start_again();
+        if let (Value::Array(items), CallFormat::Gemini) = (event, self.format) {
+            // Gemini's stream without `alt=sse`: one JSON array of events, given whole (or as
+            // much of it as came). Each element is read in turn, as the array's text is: the
+            // calls of those before an error (the `{error}` the stream ends with, an element that
+            // is no event) come out, the error with them.
+            let events = items.iter().enumerate().map(|(i, v)| match v {
+                Value::Object(_) => Ok(v.clone()),
+                _ => Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("element {i} of the stream's array is not an event: a stream event must be an object, got {}", crate::model::json_type(v)),
+                )),
+            });
+            return self.push_all(events.collect(), map);
+        }
         let items = event.as_array().map_or(std::slice::from_ref(event), Vec::as_slice);
         if let Some(e) = items.iter().find_map(|v| provider_error(v, self.format, true)) {
             // No stop reason comes after the provider's error: a call whose block ended stands,
@@ -2206,13 +2221,6 @@ impl Accumulator {
             self.release_closed(None, map, &mut ended);
             self.carried.extend(ended);
             return Err(e);
-        }
-        if let (Value::Array(items), CallFormat::Gemini) = (event, self.format) {
-            // Gemini's stream without `alt=sse`: one JSON array of events, given whole (or as
-            // much of it as came).
-            if items.iter().all(Value::is_object) {
-                return self.push_all(items.iter().map(|v| Ok(v.clone())).collect(), map);
-            }
         }
         if !event.is_object() {
             return Err(Error::new(
@@ -3978,6 +3986,27 @@ mod tests {
         assert_eq!(acc.push(&Value::Array(chunks.to_vec()), None).unwrap().len(), 2);
         assert_eq!(acc.message().unwrap(), want);
         assert_eq!(acc.push(&json!([{"candidates":[]}, 1]), None).unwrap_err().code, ErrorCode::InvalidInput);
+        // An element that is no event, or the `{error}` the stream ends with: the elements before
+        // it are read, as the array's text is, their calls coming with the next push or `finish`
+        // (and in the turn), the error naming the element (F3, s25a).
+        let error = json!({"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}});
+        for (last, code, message, texts) in [
+            (error.clone(), ErrorCode::ProviderError, "Gemini stream error UNAVAILABLE (503): The model is overloaded.", &[false, true][..]),
+            (json!(5), ErrorCode::InvalidInput, "element 2 of the stream's array is not an event: a stream event must be an object, got number", &[false, true]),
+            (json!([chunks[2]]), ErrorCode::InvalidInput, "element 2 of the stream's array is not an event: a stream event must be an object, got array", &[false]),
+        ] {
+            let body = json!([chunks[0], chunks[1], last]);
+            for &text in texts {
+                let mut acc = Accumulator::new(CallFormat::Gemini);
+                let e = if text { acc.push_text(&body.to_string(), None) } else { acc.push(&body, None) }.unwrap_err();
+                assert_eq!(e.code, code, "{text}");
+                // (Text does not count the elements.)
+                assert!(if text { message.ends_with(&e.message) } else { e.message == message }, "{text}: {}", e.message);
+                let calls = acc.finish(None).unwrap();
+                assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["get_weather"], "{text}: {message}");
+                assert_eq!(acc.message().unwrap()["parts"].as_array().unwrap().len(), 2, "{text}: {message}");
+            }
+        }
         // Its error, an element; an element cut short; text after the array.
         let mut acc = Accumulator::new(CallFormat::Gemini);
         let e = acc.push_text("[{\"error\":{\"code\":503,\"message\":\"Unavailable.\",\"status\":\"UNAVAILABLE\"}}]", None).unwrap_err();

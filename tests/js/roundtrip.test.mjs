@@ -903,6 +903,21 @@ test("streaming: Gemini's streamGenerateContent without ?alt=sse, one JSON array
     assert.deepEqual(calls.map((c) => [c.tool, c.arguments, c.thoughtSignature]), [["get_weather", { city: "Paris" }, "c2ln"]]);
     assert.deepEqual(acc.message(), want);
   }
+  // Parsed, an array that ends with the API's error, or holds an element that is no event: the elements before it
+  // are read as its text's are, their calls coming with finish() (and in the turn), the error thrown.
+  const error = { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } };
+  for (const [last, code, message] of [
+    [error, "PROVIDER_ERROR", /^Gemini stream error UNAVAILABLE \(503\)/],
+    [5, "INVALID_INPUT", /^element 2 of the stream's array is not an event: .* got number$/],
+  ]) {
+    for (const input of [JSON.stringify([...chunks.slice(0, 2), last]), [...chunks.slice(0, 2), last]]) {
+      const acc = new tw.ToolCallAccumulator("gemini");
+      // (The text's error does not count the elements.)
+      assert.throws(() => acc.push(input), (e) => e instanceof tw.ToolwireError && e.code === code && (typeof input === "string" || message.test(e.message)));
+      assert.deepEqual(acc.finish().map((c) => c.tool), ["get_weather"]);
+      assert.equal(acc.message().parts.length, 2);
+    }
+  }
 });
 
 test("streaming: a surrogate pair split between two pieces of arguments is joined, as the SDKs join it", () => {
