@@ -1013,8 +1013,10 @@ export interface ToolCallBase {
    * Gemini and Vertex: the `thoughtSignature` of the call's part, absent when the part has none (and for every
    * other provider). A history rebuilt from calls must put it back on the call's `functionCall` part unchanged:
    * Gemini 3 rejects the next request without it ("Function call is missing a thought_signature"). Of parallel
-   * calls only the first part carries one. A `FunctionCall` given on its own (`response.functionCalls`) has no
-   * part, so no signature: give the candidate or its parts to get it.
+   * calls only the first part carries one. A signature that comes alone, in an empty text part right after the
+   * turn's first call whose part had none (as some streams send it), is that call's: such a call is given with the
+   * part after it (or at the candidate's `finishReason`, or by `finish()`). A `FunctionCall` given on its own
+   * (`response.functionCalls`) has no part, so no signature: give the candidate or its parts to get it.
    */
   thoughtSignature?: string;
   /**
@@ -1579,7 +1581,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *   others as they started; a delta of a type toolwire does not know is passed over, as the SDK's stream passes
    *   over it);
    * - `gemini`, `vertex`: `{role: "model", parts: [...]}` of the first candidate, text streamed in pieces put
-   *   together again (thoughts apart, a signature on the text it ends), a call streamed over several parts as one;
+   *   together again (thoughts apart, a signature on the text it ends), a call streamed over several parts as one
+   *   (a signature alone in an empty text part right after the turn's first call, which had none, on that call's
+   *   part, as on its {@link ToolCall});
    * - `bedrock`: `{role: "assistant", content: [...]}`: `reasoningContent` (`reasoningText` with `signature`, or
    *   `redactedContent` as a `Uint8Array`), `text`, or `citationsContent: {content: [{text}], citations}` for text
    *   with `citation` deltas, `toolUse` (a system tool's, `type: "server_tool_use"`, is no call: Bedrock ran it),

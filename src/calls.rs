@@ -2037,6 +2037,10 @@ pub struct Accumulator {
     turn: turn::Turn,
     /// [`Accumulator::finish`] ended the stream: the next push starts another (the next turn's).
     finished: bool,
+    /// Gemini: the turn's first call, whole in a part of the first candidate without a
+    /// `thoughtSignature`, held until the part after it, as its signature may come alone in that
+    /// part ([`Accumulator::gemini_release`]).
+    held: Option<ToolCall>,
 }
 
 impl Accumulator {
@@ -2057,6 +2061,7 @@ impl Accumulator {
             room: 0,
             turn: turn::Turn::default(),
             finished: false,
+            held: None,
         }
     }
 
@@ -2089,7 +2094,7 @@ impl Accumulator {
         let (id, begins, ends) = self.turn_edges(ev);
         let mut error = None;
         if begins {
-            let left = self.open.calls.len() + self.carried.len();
+            let left = self.open.calls.len() + self.carried.len() + usize::from(self.held.is_some());
             let text = std::mem::take(&mut self.text);
             *self = Self::new(self.format);
             self.text = text;
@@ -2315,7 +2320,8 @@ impl Accumulator {
     /// * Gemini: `{role: "model", parts: [...]}` of the first candidate (or of the candidate,
     ///   content, parts or calls pushed alone): text streamed in pieces put together again
     ///   (thoughts apart from the rest, each signature on the text it ends), `functionCall` parts
-    ///   (arguments streamed in parts put together), other parts as sent.
+    ///   (arguments streamed in parts put together; a signature alone right after the turn's first
+    ///   call, which had none, on its part: [`Accumulator::gemini_release`]), other parts as sent.
     /// * Bedrock: `{role: "assistant", content: [...]}` in index order: `reasoningContent`
     ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text` (but one of
     ///   white space at most, which Bedrock refuses; `citationsContent` when `citation` deltas
@@ -2482,6 +2488,8 @@ impl Accumulator {
     /// it started (Anthropic's start `input: {}` is a placeholder): read as it is, empty text
     /// would be `{}`, and the tool called with arguments the model never sent.
     fn finish_open(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
+        // A call held for its signature came before those still open.
+        let held: Vec<ToolCall> = self.held.take().into_iter().collect();
         let keys: Vec<(u64, u64)> = self.open.keys().collect();
         let placeholder = |w: &Value| matches!(self.format, CallFormat::Anthropic | CallFormat::Bedrock) && w.as_object().is_some_and(Map::is_empty);
         for &k in &keys {
@@ -2493,7 +2501,9 @@ impl Accumulator {
                 }
             }
         }
-        self.take(keys, map)
+        let mut out = held;
+        out.extend(self.take(keys, map));
+        out
     }
 
     fn take(&mut self, keys: Vec<(u64, u64)>, map: Option<&NameMap>) -> Vec<ToolCall> {
@@ -2572,11 +2582,31 @@ impl Accumulator {
     /// A part of candidate `index`: a call's, or another (text...), which the turn takes as it
     /// comes when it is the first candidate's.
     fn gemini_part(&mut self, part: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        if index == 0 && self.gemini_release(Some(part), out) {
+            return;
+        }
         match part.get("functionCall").filter(|fc| fc.is_object()) {
             Some(fc) => self.gemini_call(fc, Some(part), index, map, out),
             None if index == 0 => self.turn.gemini_part(part),
             None => {}
         }
+    }
+
+    /// Gives the call held for its signature ([`Accumulator::held`]), once the first candidate's
+    /// next `part` came (or it finished: `None`). A part that holds nothing but a signature (empty
+    /// text, not a thought), as some Gemini streams send one after the call it signs, is the
+    /// call's: its signature goes on the call and on its part in the turn, and the part is taken
+    /// (true).
+    fn gemini_release(&mut self, part: Option<&Value>, out: &mut Vec<ToolCall>) -> bool {
+        let Some(mut call) = self.held.take() else { return false };
+        let signature = part.and_then(Value::as_object).filter(|o| turn::text_part(o) && !turn::thought(o) && o.get("text").is_none_or(|t| t == ""));
+        let signature = signature.and_then(|o| o.get("thoughtSignature")).and_then(Value::as_str).filter(|s| !s.is_empty());
+        if let Some(s) = signature {
+            call.thought_signature = Some(s.owned());
+            self.turn.gemini_sign_call(s);
+        }
+        out.push(call);
+        signature.is_some()
     }
 
     fn gemini_candidate(&mut self, c: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
@@ -2589,6 +2619,7 @@ impl Accumulator {
         if let Some(reason) = c.get("finishReason").and_then(Value::as_str).filter(|r| !r.is_empty()) {
             if index == 0 {
                 self.turn.gemini_finished();
+                self.gemini_release(None, out);
             }
             self.dropped.retain(|d| d.0 != index);
             if let Some(p) = self.open.get_mut((index, 0)) {
@@ -2606,9 +2637,14 @@ impl Accumulator {
     /// `willContinue` while more follow), and the call ends at a part without `willContinue`
     /// (often an empty `functionCall`), at another call, or when the candidate finishes. The call
     /// keeps the first `thoughtSignature` of its parts. The first candidate's part goes in the
-    /// turn as this reads it ([`GeminiStep`]).
+    /// turn as this reads it ([`GeminiStep`]). The turn's first call, whole in a part without a
+    /// signature, is held until the part after it ([`Accumulator::held`]).
     fn gemini_call(&mut self, fc: &Value, part: Option<&Value>, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         let key = (index, 0);
+        if part.is_none() && index == 0 {
+            self.gemini_release(None, out);
+        }
+        let has_part = part.is_some();
         let signature = part.and_then(|p| str_of(p, "thoughtSignature")).filter(|s| !s.is_empty());
         let name = str_of(fc, "name").filter(|n| !n.is_empty());
         let id = str_of(fc, "id").filter(|i| !i.is_empty());
@@ -2657,7 +2693,11 @@ impl Accumulator {
             } else {
                 let mut call = resolve(id, name.unwrap_or_default(), args_of(args), map);
                 call.thought_signature = signature;
-                out.push(call);
+                if call.thought_signature.is_none() && has_part && index == 0 && self.emitted == 0 {
+                    self.held = Some(call);
+                } else {
+                    out.push(call);
+                }
                 self.emitted += 1;
                 GeminiStep::New { open: false }
             }
@@ -4263,6 +4303,71 @@ mod tests {
         assert!(calls[0].to_value().get("thoughtSignature").is_none());
     }
 
+    /// A signature that comes alone (an empty text part) right after the turn's first call, which
+    /// had none, is that call's: on the `ToolCall` and on its part in the turn, where Gemini 3
+    /// wants it back ("Function call is missing a thought_signature"). The call is given with the
+    /// part after it, then (F2, s25a).
+    #[test]
+    fn a_signature_alone_right_after_the_first_call_is_the_calls() {
+        let chunk = |parts: Value, finish: bool| {
+            let mut c = json!({"candidates":[{"content":{"role":"model","parts":parts},"index":0}]});
+            if finish {
+                c["candidates"][0]["finishReason"] = json!("STOP");
+            }
+            c
+        };
+        let fc = |id: &str| json!({"functionCall":{"id":id,"name":"exec","args":{"cmd":"ls"}}});
+        let lone = json!({"text":"","thoughtSignature":"SIG"});
+        let signed = |id: &str| json!({"functionCall":{"id":id,"name":"exec","args":{"cmd":"ls"}},"thoughtSignature":"SIG"});
+        let signatures = |calls: &[ToolCall]| calls.iter().map(|c| (c.id.clone().unwrap_or_default(), c.thought_signature.clone())).collect::<Vec<_>>();
+        let sig = |id: &str, s: Option<&str>| (id.to_owned(), s.map(str::to_owned));
+        // Across chunks, and in one.
+        for chunks in [vec![chunk(json!([fc("c1")]), false), chunk(json!([lone]), true)], vec![chunk(json!([fc("c1"), lone]), true)]] {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let mut given = Vec::new();
+            for c in &chunks {
+                given.push(push(&mut acc, c, None).len());
+            }
+            assert_eq!(given.last(), Some(&1), "given with the part after it");
+            let calls = push(&mut acc, &json!({"usageMetadata":{"totalTokenCount":1}}), None);
+            assert!(calls.is_empty() && acc.finish(None).unwrap().is_empty());
+            assert_eq!(acc.message().unwrap()["parts"], json!([signed("c1")]));
+            let calls = parse_tool_calls(&chunk(chunks.iter().flat_map(|c| c["candidates"][0]["content"]["parts"].as_array().unwrap().clone()).collect(), true), CallFormat::Gemini, None).unwrap();
+            assert_eq!(signatures(&calls), [sig("c1", Some("SIG"))]);
+        }
+        // The part after it holds something else: the call as it came, given then (or at the
+        // candidate's end, or `finish`).
+        for (parts, message) in [
+            (vec![json!([fc("c1")]), json!([{"text":"Done."}])], json!([fc("c1"), {"text":"Done."}])),
+            (vec![json!([fc("c1")]), json!([{"text":"","thoughtSignature":"SIG","thought":true}])], json!([fc("c1"), {"text":"","thoughtSignature":"SIG","thought":true}])),
+            (vec![json!([fc("c1")]), json!([fc("c2")]), json!([lone])], json!([fc("c1"), fc("c2"), lone])),
+        ] {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let mut calls = push(&mut acc, &chunk(parts[0].clone(), false), None);
+            assert!(calls.is_empty());
+            for p in &parts[1..] {
+                calls.extend(push(&mut acc, &chunk(p.clone(), false), None));
+            }
+            calls.extend(acc.finish(None).unwrap());
+            assert!(calls.iter().all(|c| c.thought_signature.is_none()), "{calls:?}");
+            assert_eq!(acc.message().unwrap()["parts"], message);
+        }
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(push(&mut acc, &chunk(json!([fc("c1")]), true), None).len(), 1, "the candidate's end");
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert!(push(&mut acc, &chunk(json!([fc("c1")]), false), None).is_empty());
+        assert_eq!(signatures(&acc.finish(None).unwrap()), [sig("c1", None)]);
+        // A call with its own signature, or a later (parallel) call, is given at once, and a
+        // signature alone after it stays on its own part.
+        for (parts, want) in [(json!([signed("c1")]), vec![sig("c1", Some("SIG"))]), (json!([signed("c1"), fc("c2")]), vec![sig("c1", Some("SIG")), sig("c2", None)])] {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let calls = push(&mut acc, &chunk(parts, false), None);
+            assert!(push(&mut acc, &chunk(json!([{"text":"","thoughtSignature":"OTHER"}]), true), None).is_empty());
+            assert_eq!(signatures(&calls), want);
+            assert_eq!(acc.message().unwrap()["parts"].as_array().unwrap().last().unwrap(), &json!({"text":"","thoughtSignature":"OTHER"}));
+        }
+    }
+
     #[test]
     fn gemini_streamed_arguments_cut_short_or_followed_by_another_call() {
         let chunks = vertex_chunks(true);
@@ -4909,7 +5014,10 @@ mod tests {
     fn gemini_and_bedrock_streams() {
         let mut acc = Accumulator::new(CallFormat::Gemini);
         let out = push(&mut acc, &json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"t","args":{"a":1},"id":"x"}}]}}]}), None);
-        assert_eq!(out.len(), 1);
+        // The turn's first call without a signature comes with the part after it (which may hold
+        // its signature), the candidate's end, or `finish`.
+        assert!(out.is_empty());
+        assert_eq!(acc.finish(None).unwrap().len(), 1);
         let mut acc = Accumulator::new(CallFormat::Bedrock);
         let mut out = push(&mut acc, &json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tu_1","name":"t"}}}}), None);
         for p in pieces(ARGS, 4) {

@@ -169,12 +169,12 @@ fn bytes_of(v: &Value) -> Vec<u8> {
 
 /// A Gemini part of text alone (`text`, `thought`, `thoughtSignature`): the kind that streams in
 /// pieces.
-fn text_part(o: &Map<String, Value>) -> bool {
+pub(super) fn text_part(o: &Map<String, Value>) -> bool {
     (o.contains_key("text") || o.contains_key("thoughtSignature"))
         && o.keys().all(|k| matches!(k.as_str(), "text" | "thought" | "thoughtSignature"))
 }
 
-fn thought(o: &Map<String, Value>) -> bool {
+pub(super) fn thought(o: &Map<String, Value>) -> bool {
     o.get("thought").and_then(Value::as_bool) == Some(true)
 }
 
@@ -805,6 +805,15 @@ impl Turn {
                 self.push_part(value);
             }
             GeminiStep::Nothing => self.open_call = None,
+        }
+    }
+
+    /// Gemini: `signature`, which came alone in the part after the call made last (that had
+    /// none), on that call's part, where Gemini wants it back.
+    pub(super) fn gemini_sign_call(&mut self, signature: &str) {
+        if let Some(o) = self.parts.last_mut().and_then(|(_, p)| p.value.as_object_mut()).filter(|o| o.contains_key("functionCall") && !o.contains_key("thoughtSignature")) {
+            o.insert("thoughtSignature".to_owned(), string(signature));
+            self.held += signature.len();
         }
     }
 

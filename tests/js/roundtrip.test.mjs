@@ -390,7 +390,10 @@ test("streaming: Anthropic, Responses and Gemini events", () => {
   assert.deepEqual([rd[0].id, rd[0].arguments], ["call_1", { x: true }]);
 
   const g = new tw.ToolCallAccumulator("gemini");
-  const gd = g.push({ candidates: [{ content: { parts: [{ text: "hi" }, { functionCall: { name: "t", args: { k: "v" }, id: "g1" } }] } }] });
+  // The turn's first call, without a signature, is given with the part after it (which may hold its signature
+  // alone), or at the candidate's end.
+  assert.deepEqual(g.push({ candidates: [{ content: { parts: [{ text: "hi" }, { functionCall: { name: "t", args: { k: "v" }, id: "g1" } }] } }] }), []);
+  const gd = g.push({ candidates: [{ content: { parts: [{ text: "" }] }, finishReason: "STOP" }] });
   assert.deepEqual([gd[0].id, gd[0].arguments], ["g1", { k: "v" }]);
   assert.equal("thoughtSignature" in gd[0], false, "no signature, no key");
 });
@@ -409,6 +412,15 @@ test("Gemini calls carry their part's thoughtSignature (parseToolCalls, events, 
   const text = new tw.ToolCallAccumulator("vertex");
   const body = parts.map((p) => `data: ${JSON.stringify(chunk(p))}\r\n\r\n`).join("");
   assert.deepEqual(sigs([...text.push(body.slice(0, 33)), ...text.push(body.slice(33)), ...text.finish()]), ["c2lnLTE=", undefined]);
+  // A signature alone in an empty text part right after the turn's first call, which had none, is that call's, in
+  // message() on the call's part too (where Gemini 3 wants it back).
+  const late = new tw.ToolCallAccumulator("gemini");
+  const call = { functionCall: { id: "c1", name: "exec", args: { cmd: "ls" } } };
+  assert.deepEqual(late.push(chunk(call)), []);
+  const given = late.push({ candidates: [{ content: { role: "model", parts: [{ text: "", thoughtSignature: "SIG" }] }, finishReason: "STOP", index: 0 }] });
+  assert.deepEqual(given.map((c) => [c.id, c.thoughtSignature]), [["c1", "SIG"]]);
+  assert.deepEqual(late.finish(), []);
+  assert.deepEqual(late.message(), { role: "model", parts: [{ ...call, thoughtSignature: "SIG" }] });
   // Other providers' calls are unchanged: no key.
   const [anthropic] = tw.parseToolCalls({ content: [{ type: "tool_use", id: "t1", name: "a", input: {} }] }, "anthropic");
   assert.deepEqual(Object.keys(anthropic), ["id", "providerName", "server", "tool", "arguments"]);
