@@ -1121,7 +1121,9 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  *   (`response.functionCalls`, `content.parts`), or a Live API message with `toolCall` (its `functionCalls`). Arguments streamed in parts (Vertex `partialArgs`) are put together
  *   (a call whose `partialArgs` nest deeper than 400 levels, or make more than 64 MiB, has `error` `LIMIT_EXCEEDED`;
  *   one with a piece that cannot be placed, its `jsonPath` not one value's, or an index more than 16 past an array's
- *   end, or a path through a value of another kind, has `error` `INVALID_ARGUMENTS` naming the piece);
+ *   end, or a path through a value of another kind, has `error` `INVALID_ARGUMENTS` naming the piece; a piece
+ *   without a value nor `willContinue` is, as @ai-sdk/google reads it, an empty array for a path ending in `[]`
+ *   (`$.tags[]`) and an empty object for another, where nothing is yet);
  * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
  *   (`message.content`). A system tool's `toolUse` (`type: "server_tool_use"`: Nova's `nova_grounding`...), which
  *   Bedrock ran itself and answered in the same turn, is no call, as an Anthropic `server_tool_use` block is none.

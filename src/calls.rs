@@ -937,15 +937,18 @@ fn unplaced(path: &str, why: &str) -> ArgsCut {
 }
 
 /// Applies Gemini `PartialArg`s (`{jsonPath, stringValue | numberValue | boolValue |
-/// nullValue, willContinue?}`) to arguments being put together. One without a value is
-/// skipped; one with a path that names no single value, no place in the arguments ([`set_at`])
+/// nullValue, willContinue?}`) to arguments being put together. One without a value, and
+/// without `willContinue`, is an empty container where nothing is yet, as @ai-sdk/google reads
+/// it: `[]` for a path ending in `[]` (`$.tags[]`), `{}` for another (one where a value is
+/// already, for the arguments themselves, or that names no single value, is passed over); one
+/// with a path that names no single value, no place in the arguments ([`set_at`])
 /// or the arguments themselves, one deeper than [`crate::model::MAX_JSON_NESTING`] steps, or
 /// once `room` (bytes) is used up, is not put in, and said ([`ArgsCut`]). Returns about how many
 /// bytes it added.
 fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize, half: &mut Option<(String, u32)>) -> (usize, Option<ArgsCut>) {
     let (mut used, mut cut) = (0, None);
     for pa in partial {
-        let path = pa.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
+        let mut path = pa.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
         // A lone half at the start (low) or end (high) of a string piece ([`LONE_HALVES`]).
         let (mut low, mut high) = (None, None);
         let value = if let Some(s) = pa.get("stringValue").filter(|v| v.is_string()) {
@@ -959,8 +962,23 @@ fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize, half: &m
             b.clone()
         } else if pa.get("nullValue").is_some() {
             Value::Null
-        } else {
+        } else if pa.get("willContinue").and_then(Value::as_bool) == Some(true) {
             continue;
+        } else {
+            let array = path.ends_with("[]");
+            if array {
+                path = &path[..path.len() - 2];
+            }
+            match json_path(path) {
+                Some(steps) if !steps.is_empty() && value_at_steps(args, &steps).is_none() => {
+                    if array {
+                        Value::Array(Vec::new())
+                    } else {
+                        Value::Object(Map::new())
+                    }
+                }
+                _ => continue,
+            }
         };
         let Some(steps) = json_path(path) else {
             ArgsCut::note(&mut cut, unplaced(path, "it names no single value"));
@@ -995,6 +1013,15 @@ fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize, half: &m
         }
     }
     (used, cut)
+}
+
+/// The value at `steps` in `root`, if there is one.
+fn value_at_steps<'a>(root: &'a Value, steps: &[Step]) -> Option<&'a Value> {
+    steps.iter().try_fold(root, |v, step| match (step, v) {
+        (Step::Key(k), Value::Object(m)) => m.get(k.as_str()),
+        (Step::Index(n), Value::Array(a)) => a.get(*n),
+        _ => None,
+    })
 }
 
 /// The string at `steps` in `root`, if there is one.
@@ -4168,10 +4195,35 @@ mod tests {
             // The pieces placed are in the turn, after it as before.
             assert_eq!(acc.message().unwrap()["parts"][0]["functionCall"]["args"]["n"], 1, "{path}");
         }
-        // A piece without a value is none to place; the call stands.
-        let events = [fc(json!({"name":"write_file","partialArgs":[{"jsonPath":"$.path","stringValue":"/tmp/a"},{"jsonPath":"$.tags[*]"}]})), stop];
+        // A piece without a value whose path names no single value is none to place; the call stands.
+        let events = [fc(json!({"name":"write_file","partialArgs":[{"jsonPath":"$.path","stringValue":"/tmp/a"},{"jsonPath":"$.tags[*]"}]})), stop.clone()];
         let calls = parse_tool_calls(&Value::Array(events.to_vec()), CallFormat::Gemini, None).unwrap();
         assert_eq!((calls[0].arguments.clone(), calls[0].error.is_none()), (json!({"path":"/tmp/a"}), true));
+        // Without a value nor `willContinue`, an empty container where nothing is yet, as
+        // @ai-sdk/google reads it: `[]` for a path ending in `[]`, `{}` for another; a piece
+        // where a value is already, for the arguments themselves, or with `willContinue`, is
+        // passed over (F4, s25a).
+        let pieces = json!([
+            {"jsonPath":"$.q","stringValue":"x"},
+            {"jsonPath":"$.filter"},
+            {"jsonPath":"$.tags[]"},
+            {"jsonPath":"$.nested.list[]"},
+            {"jsonPath":"$.q"},
+            {"jsonPath":"$.later","willContinue":true},
+            {"jsonPath":"$"},
+            {"jsonPath":"$.n","nullValue":null},
+            {"jsonPath":"$.n"}
+        ]);
+        let want = json!({"q":"x","filter":{},"tags":[],"nested":{"list":[]},"n":null});
+        let streamed = [fc(json!({"name":"search","willContinue":true})), fc(json!({"partialArgs":pieces,"willContinue":true})), fc(json!({})), stop];
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let mut calls: Vec<ToolCall> = streamed.iter().flat_map(|e| push(&mut acc, e, None)).collect();
+        calls.extend(acc.finish(None).unwrap());
+        let parsed = parse_tool_calls(&Value::Array(streamed.to_vec()), CallFormat::Gemini, None).unwrap();
+        for call in [&calls[0], &parsed[0]] {
+            assert_eq!((&call.arguments, call.error.is_none()), (&want, true));
+        }
+        assert_eq!(acc.message().unwrap()["parts"][0]["functionCall"]["args"], want);
     }
 
     #[test]
