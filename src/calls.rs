@@ -2111,12 +2111,13 @@ impl Accumulator {
     /// response (its `responseId`, which every chunk of one repeats; without ids, one with parts
     /// of the first candidate after that candidate's `finishReason`, not the usage chunk after
     /// it), an Anthropic `message_start` of another message (its id; without ids, after the
-    /// `message_stop` of the one read), a Bedrock `messageStart` after a `messageStop`. The accumulator
-    /// then starts afresh, as after `finish`, rather than take the next turn's calls for the
-    /// last's (a Responses call at an output index done before passed over) or put two turns in
-    /// one message; the text not yet read stays, the next stream's. Calls of the last turn not
-    /// given yet (a stream cut short, calls kept from a push that failed) are dropped: the
-    /// error says so, rather than give them with the next turn's.
+    /// `message_stop` of the one read), a Bedrock `messageStart` after a `messageStop`. The
+    /// accumulator then starts afresh, as after `finish`, rather than take the next turn's calls
+    /// for the last's (a Responses call at an output index done before passed over) or put two
+    /// turns in one message; the text not yet read stays, the next stream's. Calls of the last
+    /// turn not given yet (a stream cut short, calls kept from a push that failed, a Gemini call
+    /// held for its signature) are dropped: the error says so, rather than give them with the
+    /// next turn's.
     fn next_turn(&mut self, ev: &Value) -> Option<Error> {
         let (id, begins, ends) = self.turn_edges(ev);
         let mut error = None;
