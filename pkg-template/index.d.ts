@@ -999,7 +999,9 @@ export type CallProvider = ProviderName;
 export interface ToolCallBase {
   /**
    * The provider's call id; `null` when the provider sent none (Gemini may not; a Responses `function_call`
-   * without `call_id`: its item `id` is not a call id). {@link toolResultMessage} needs it for every provider
+   * without `call_id`: its item `id` is not a call id). An `openai` or `ollama` call sent without one (Ollama's own,
+   * and those some OpenAI-compatible servers stream) gets `call_{n}` (`call_{n}_{k}` when another call has that id),
+   * which {@link ToolCallAccumulator.message} lists it under too. {@link toolResultMessage} needs it for every provider
    * but Gemini.
    */
   id: string | null;
@@ -1557,7 +1559,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * history (below):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
    *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
-   *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came), with any other key of a call's deltas as sent (Gemini's
+   *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its
+   *   {@link ToolCall}'s `call_{n}`, once it is complete), with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature); a custom tool's call is `{id, type:
    *   "custom", custom: {name, input}}`, its name and input put together from its deltas as a function's are. OpenAI's parallel wrapper
    *   (`multi_tool_use.parallel`, whose dotted name Chat Completions refuses sent back), is listed as its tool uses,

@@ -83,7 +83,8 @@ pub struct CallError {
 /// or absent).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
-    /// The provider's call id (`null` when the provider sent none, as Gemini may).
+    /// The provider's call id (`null` when the provider sent none, as Gemini may; an OpenAI Chat
+    /// or Ollama call sent without one gets `call_{n}`, which its result answers).
     pub id: Option<String>,
     /// The name the provider used.
     pub provider_name: String,
@@ -466,7 +467,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                 } else if item.get("function").is_some() || item.get("custom").is_some_and(Value::is_object) {
                     // One call of `message.tool_calls` (a function's, or a custom tool's, which
                     // has no `function` but must be answered too).
-                    calls.extend(openai_call(item, i, format, map));
+                    calls.extend(openai_call(item, i, items, format, map));
                 } else {
                     openai_message(item, format, map, &mut calls, None);
                 }
@@ -587,7 +588,7 @@ fn is_function_call(o: &Map<String, Value>) -> bool {
 fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &mut Vec<ToolCall>, cut: Option<&str>) {
     let tool_calls = array(m, "tool_calls");
     for (i, tc) in tool_calls.iter().enumerate() {
-        let mut these = openai_call(tc, i, format, map);
+        let mut these = openai_call(tc, i, tool_calls, format, map);
         if let Some(why) = cut.filter(|_| i + 1 == tool_calls.len()) {
             these.iter_mut().for_each(|c| cut_call(c, why));
         }
@@ -595,19 +596,31 @@ fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &
     }
 }
 
-/// One Chat tool call (or the tool uses of a parallel wrapper); Ollama's have no id, so the
-/// `i`th is `call_{i}`. A custom tool's call (`type: "custom"`, `custom: {name, input}`) is read
-/// with its error ([`custom_call`]).
-fn openai_call(tc: &Value, i: usize, format: CallFormat, map: Option<&NameMap>) -> Vec<ToolCall> {
+/// One Chat tool call (or the tool uses of a parallel wrapper), the `i`th of `calls`: one without
+/// an id (Ollama's have none, some OpenAI-compatible servers send none) gets one ([`made_id`]).
+/// A custom tool's call (`type: "custom"`, `custom: {name, input}`) is read with its error
+/// ([`custom_call`]).
+fn openai_call(tc: &Value, i: usize, calls: &[Value], format: CallFormat, map: Option<&NameMap>) -> Vec<ToolCall> {
+    let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| made_id(i, |id| calls.iter().any(|c| c.get("id").and_then(Value::as_str) == Some(id))));
     if let Some(c) = tc.get("custom").filter(|c| c.is_object()) {
-        let mut call = resolve(str_of(tc, "id"), str_of(c, "name").unwrap_or_default(), RawArgs::Json(Value::Null), map);
+        let mut call = resolve(Some(id), str_of(c, "name").unwrap_or_default(), RawArgs::Json(Value::Null), map);
         custom_call(&mut call);
         return vec![call];
     }
     let f = tc.get("function").unwrap_or(tc);
     let name = str_of(f, "name").unwrap_or_default();
-    let id = str_of(tc, "id").or_else(|| (format == CallFormat::Ollama).then(|| format!("call_{i}")));
-    resolve_all(id, name, args_of(f.get("arguments")), map, format)
+    resolve_all(Some(id), name, args_of(f.get("arguments")), map, format)
+}
+
+/// The id of the `n`th Chat or Ollama call of a turn, which the provider sent without one, for
+/// its result to answer: `call_{n}`, or `call_{n}_{k}` when an id the provider gave another call
+/// is that (`taken`). `n` is the call's alone, so no two made up are the same.
+fn made_id(n: usize, taken: impl Fn(&str) -> bool) -> String {
+    let id = format!("call_{n}");
+    if !taken(&id) {
+        return id;
+    }
+    (1..).map(|k| format!("call_{n}_{k}")).find(|id| !taken(id)).unwrap_or_default()
 }
 
 /// Marks a call of a custom tool (OpenAI's free-form tools, whose input is text, not JSON
@@ -2326,8 +2339,9 @@ impl Accumulator {
     /// * OpenAI Chat and Ollama: `{role: "assistant", content (text or null), refusal?,
     ///   thinking? (Ollama), reasoning_content? (DeepSeek, Kimi), reasoning_details? (OpenRouter),
     ///   tool_calls?: [{id, type: "function", function: {name, arguments}}]}`
-    ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`
-    ///   (whose calls without an id are `call_{n}`, as in their [`ToolCall`]s). Other keys of a
+    ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`. A
+    ///   call sent without an id has the one its [`ToolCall`] has (`call_{n}`) once it is
+    ///   complete (Ollama's own calls, and those some OpenAI-compatible servers stream). Other keys of a
     ///   call's deltas are kept as sent (Gemini's OpenAI-compatible `extra_content`, which holds
     ///   the call's thought signature). For OpenAI, a name Chat refuses in a history
     ///   (`functions.NAME`, the parallel wrapper) is listed under one it takes, with the call's
@@ -2426,8 +2440,9 @@ impl Accumulator {
                 // Ollama's own stream (`/api/chat`, one JSON line per chunk): each chunk's
                 // `message.tool_calls` are whole, arguments as objects. Calls without an id are
                 // numbered over the stream, as `parse_tool_calls` numbers a message's.
-                for tc in event.get("message").map_or(&[][..], |m| array(m, "tool_calls")) {
-                    out.extend(openai_call(tc, self.emitted, CallFormat::Ollama, map));
+                let tool_calls = event.get("message").map_or(&[][..], |m| array(m, "tool_calls"));
+                for tc in tool_calls {
+                    out.extend(openai_call(tc, self.emitted, tool_calls, CallFormat::Ollama, map));
                     self.emitted += 1;
                 }
             }
@@ -2545,12 +2560,20 @@ impl Accumulator {
                     Some(v) if p.args.is_empty() => RawArgs::Json(v),
                     _ => RawArgs::Text(p.args),
                 };
+                let mut id = p.id;
+                if id.is_none() && matches!(self.format, CallFormat::OpenAi | CallFormat::Ollama) {
+                    // A Chat call streamed without an id (StepFun, some of SiliconFlow's and
+                    // NVIDIA's models): one made up, in the turn too, for its result to answer.
+                    let made = made_id(self.emitted, |i| self.open.calls.iter().any(|(_, o)| o.id.as_deref() == Some(i)) || self.turn.has_call_id(i));
+                    self.turn.chat_id(k.1, &made);
+                    id = Some(made);
+                }
                 let mut calls = if p.custom {
-                    let mut call = resolve(p.id, p.name, RawArgs::Json(Value::Null), map);
+                    let mut call = resolve(id, p.name, RawArgs::Json(Value::Null), map);
                     custom_call(&mut call);
                     vec![call]
                 } else {
-                    resolve_all(p.id, p.name, raw, map, self.format)
+                    resolve_all(id, p.name, raw, map, self.format)
                 };
                 for call in &mut calls {
                     call.thought_signature.clone_from(&p.signature);
@@ -4845,6 +4868,50 @@ mod tests {
             assert_eq!((calls[0].provider_name.as_str(), &calls[0].arguments), (want, &json!({"path": "a"})));
             assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], want);
         }
+    }
+
+    /// A Chat call sent without an id (StepFun, kimi on NVIDIA, DeepSeek on SiliconFlow stream
+    /// such deltas) gets `call_{n}`, in its `ToolCall` and in the turn, for its result to answer;
+    /// one an id the provider gave another call is not taken again.
+    #[test]
+    fn a_chat_call_without_an_id_gets_one_that_no_other_call_has() {
+        let delta = |i: u64, id: Option<&str>, name: &str, args: &str| {
+            let mut tc = json!({"index":i,"type":"function","function":{"name":name,"arguments":args}});
+            if let Some(id) = id {
+                tc["id"] = json!(id);
+            }
+            json!({"choices":[{"index":0,"delta":{"tool_calls":[tc]}}]})
+        };
+        let done = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+        let ids = |calls: &[ToolCall]| calls.iter().map(|c| c.id.clone().unwrap_or_default()).collect::<Vec<_>>();
+        for (given, want) in [([None, None, None], ["call_0", "call_1", "call_2"]), ([None, Some("call_0"), None], ["call_0_1", "call_0", "call_2"])] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            for (i, id) in given.iter().enumerate() {
+                push(&mut acc, &delta(i as u64, *id, "now", ""), None);
+                push(&mut acc, &delta(i as u64, None, "", "{}"), None);
+            }
+            let calls = push(&mut acc, &done, None);
+            assert_eq!(ids(&calls), want);
+            let message = acc.message().unwrap();
+            assert_eq!(message["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap_or_default()).collect::<Vec<_>>(), want);
+            // Parsed whole, the same.
+            let tool_calls: Vec<Value> = given.iter().map(|id| json!({"id":id,"type":"function","function":{"name":"now","arguments":"{}"}})).collect();
+            for format in [CallFormat::OpenAi, CallFormat::Ollama] {
+                let calls = parse_tool_calls(&json!({"choices":[{"index":0,"message":{"role":"assistant","tool_calls":tool_calls}}]}), format, None).unwrap();
+                assert_eq!(ids(&calls), want, "{format:?}");
+                assert_eq!(ids(&parse_tool_calls(&json!(tool_calls), format, None).unwrap()), want, "{format:?}: the calls alone");
+            }
+        }
+        // A stream cut short: the call is given by `finish`, with an id all the same.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        push(&mut acc, &delta(0, None, "now", "{}"), None);
+        assert_eq!(ids(&acc.finish(None).unwrap()), ["call_0"]);
+        assert_eq!(acc.message().unwrap()["tool_calls"][0]["id"], "call_0");
+        // Ollama's own stream: the ids of other calls of the event are not taken either.
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        let calls = push(&mut acc, &json!({"message":{"role":"assistant","tool_calls":[{"function":{"name":"now","arguments":{}}},{"id":"call_0","function":{"name":"now","arguments":{}}}]}}), None);
+        assert_eq!(ids(&calls), ["call_0_1", "call_0"]);
+        assert_eq!(acc.message().unwrap()["tool_calls"][0]["id"], "call_0_1");
     }
 
     #[test]

@@ -523,14 +523,28 @@ impl Turn {
         }
     }
 
+    /// Chat: the id made up for the call `seq`, which the provider streamed without one
+    /// ([`super::made_id`]), as its [`super::ToolCall`]'s.
+    pub(super) fn chat_id(&mut self, seq: u64, id: &str) {
+        if self.lost.is_none() && self.get((0, seq)).is_some_and(|p| p.value.get("id").is_none()) {
+            self.set_in((0, seq), &["id"], Value::String(id.to_owned()));
+        }
+    }
+
+    /// Whether a call of the turn has the id `id`.
+    pub(super) fn has_call_id(&self, id: &str) -> bool {
+        self.parts.iter().any(|(_, p)| p.value.get("id").and_then(Value::as_str) == Some(id))
+    }
+
     /// Ollama's own `/api/chat` stream: text, thinking, and whole calls (arguments as objects),
-    /// numbered `call_{n}` when they have no id, `n` counting the calls given before (`emitted`
-    /// before this event), as their [`super::ToolCall`]s are.
+    /// given an id when they have none ([`super::made_id`]), `n` counting the calls given before
+    /// (`emitted` before this event), as their [`super::ToolCall`]s are.
     fn ollama(&mut self, ev: &Value, emitted: usize) {
         let Some(m) = ev.get("message") else { return };
         self.append_fields(m, &["content", "thinking"]);
-        for (n, tc) in array(m, "tool_calls").iter().enumerate() {
-            let id = str_of(tc, "id").unwrap_or_else(|| format!("call_{}", emitted + n));
+        let tool_calls = array(m, "tool_calls");
+        for (n, tc) in tool_calls.iter().enumerate() {
+            let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| super::made_id(emitted + n, |id| tool_calls.iter().any(|c| c.get("id").and_then(Value::as_str) == Some(id))));
             // A call without `function` holds its name and arguments itself, as the accumulator reads it.
             let function = match tc.get("function") {
                 Some(f) => f.clone(),

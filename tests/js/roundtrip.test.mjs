@@ -871,6 +871,25 @@ test("ToolCallAccumulator: parallel Chat calls that share index 0 (Ollama /v1) o
   }
 });
 
+test("ToolCallAccumulator: Chat calls streamed without an id (StepFun, kimi on NVIDIA) get call_{n}, in message() too, and are answered", () => {
+  const chunk = (delta, finish_reason = null) => ({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] });
+  const acc = new tw.ToolCallAccumulator("openai");
+  const calls = [
+    ...acc.push(chunk({ role: "assistant", content: null })),
+    ...acc.push(chunk({ tool_calls: [{ index: 0, type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] })),
+    ...acc.push(chunk({ tool_calls: [{ index: 1, type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] })),
+    ...acc.push(chunk({}, "tool_calls")),
+    ...acc.finish(),
+  ];
+  assert.deepEqual(calls.map((c) => c.id), ["call_0", "call_1"]);
+  assert.deepEqual(acc.message().tool_calls.map((c) => c.id), ["call_0", "call_1"]);
+  const result = tw.toolResultMessage(calls[1], { content: [{ type: "text", text: "18C" }] }, "openai");
+  assert.equal(result.tool_call_id, "call_1");
+  // Parsed whole, the same; an id the provider gave another call is not taken again.
+  const message = { role: "assistant", content: null, tool_calls: [{ type: "function", function: { name: "t", arguments: "{}" } }, { id: "call_0", type: "function", function: { name: "t", arguments: "{}" } }] };
+  assert.deepEqual(tw.parseToolCalls({ choices: [{ index: 0, message }] }, "openai").map((c) => c.id), ["call_0_1", "call_0"]);
+});
+
 test("ToolCallAccumulator.finish(): text the stream ended with that cannot be read throws INVALID_JSON; the next finish() gives the calls", () => {
   const code = (f) => { try { f(); return "no error"; } catch (e) { return e.code; } };
   // Ollama's JSON lines, the line of the call cut.
