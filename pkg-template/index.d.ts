@@ -101,7 +101,8 @@ export interface McpTool {
  * An {@link McpTool} whose input schema is an object schema by its type (`type: "object"` at the root), or absent:
  * what MCP requires of every tool, and what the MCP SDK's `Tool` type says (its client checks every listing against
  * it). Such a tool is never wrapped (see {@link ToolCall}), so its calls' arguments are JSON objects: a name map made
- * from these tools alone is a `NameMap<JsonObject>`.
+ * from these tools alone is a `NameMap<JsonObject>`. (A root `$ref` beside `type: "object"` to a schema of another
+ * type, `{type: "string"}`, is dropped, and the report says `schema/root-ref-type`.)
  */
 export interface McpObjectTool extends McpTool {
   inputSchema?: { type: "object"; [keyword: string]: unknown };

@@ -1283,9 +1283,10 @@ pub(crate) fn lower_inlined(root: &Value, shared: &Shared, opts: &SchemaOptions,
 /// providers of [`applies`]. Keys are unique (checked by the caller).
 fn is_clean(root: &Node, levels: &mut Levels) -> bool {
     // process_json_schema: the root is already `type: "object"` (no inference, no narrowing, no
-    // wrapping); the providers' root steps have nothing to merge or remove.
+    // wrapping) and no reference (read as its target, `schema/root-ref`, or dropped,
+    // `schema/root-ref-type`); the providers' root steps have nothing to merge or remove.
     root.get("type").and_then(Node::as_str) == Some("object")
-        && ["anyOf", "oneOf", "allOf", "enum", "not"].iter().all(|k| root.get(k).is_none())
+        && ["anyOf", "oneOf", "allOf", "enum", "not", "$ref"].iter().all(|k| root.get(k).is_none())
         && !(levels.claude && refused_keys(root))
         && clean_node(root, levels)
 }

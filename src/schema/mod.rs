@@ -298,6 +298,9 @@ pub enum RootShape {
 /// 2. A schema without `type` that has object keywords (`properties`, `required`,
 ///    `additionalProperties`...) gets `type:"object"`.
 /// 3. A type array containing `"object"` at the root (`["object","null"]`) becomes `"object"`.
+///    A root `$ref` is read as its target with the keywords beside it; a root that says it is
+///    an object (`type: "object"`) beside a reference to a schema of another type stays an
+///    object, the reference dropped and reported (`schema/root-ref-type`).
 /// 4. A root `anyOf`/`oneOf`/`allOf` whose branches are all object schemas stays for the
 ///    provider to lower (see [`lower::merge_root_combinators`]) and gets `type:"object"`.
 /// 5. Anything else (a root `type:"string"`, `"array"`, a combinator of non-objects) is
@@ -717,6 +720,24 @@ fn resolve_root_ref(obj: &mut JsonObject, cx: &mut Cx) {
             return;
         };
         siblings.take("$ref");
+        // A root that says it is an object (`type: "object"`, as MCP has every tool's) beside a
+        // reference to a schema of another type (draft 7 reads the reference alone, later drafts
+        // both, which nothing meets) stays an object: wrapped, its calls' arguments would be no
+        // object. The reference is dropped and reported.
+        let admits_object = |o: &JsonObject| match o.get("type") {
+            Some(Value::String(t)) => t == "object",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+            _ => true,
+        };
+        if siblings.contains_key("type") && admits_object(&siblings) && !admits_object(&merged) {
+            let theirs = merged.get("type").map(crate::text::to_string).unwrap_or_default();
+            cx.problem(
+                "schema/root-ref-type",
+                format!("the root schema says type \"object\" and is the reference \"{reference}\" to a schema of type {theirs}: the reference is dropped, as a tool's arguments are an object"),
+            );
+            *obj = siblings;
+            return;
+        }
         *obj = crate::schema::siblings::merge(std::mem::take(&mut merged), siblings, cx);
         cx.change("schema/root-ref", format!("the root schema is the reference \"{reference}\"; its target is used as the root"));
     }
@@ -1273,6 +1294,29 @@ mod tests {
         let (out, _, cx) = run(input.clone());
         assert_eq!(out, input);
         assert!(cx.changes.is_empty());
+    }
+
+    /// A root that says `type: "object"` beside a reference to a schema of another type stays an
+    /// object root, the reference dropped and reported, rather than wrapped (its calls'
+    /// arguments would be no object), whatever the draft; a reference to an object stays read.
+    #[test]
+    fn a_root_of_type_object_referring_to_another_type_stays_an_object() {
+        for (schema, defs) in [("https://json-schema.org/draft/2020-12/schema", "$defs"), ("http://json-schema.org/draft-07/schema#", "definitions")] {
+            for ty in [json!("object"), json!(["object", "null"])] {
+                let input = json!({"$schema": schema, "type": ty, "$ref": format!("#/{defs}/Q"), defs: {"Q": {"type": "string"}}, "properties": {"a": {}}});
+                let (out, shape, cx) = run(input);
+                assert_eq!(shape, RootShape::Object, "{schema} {ty}");
+                assert_eq!((out["type"].as_str(), out.get("$ref"), &out["properties"]), (Some("object"), None, &json!({"a": {}})), "{schema} {ty}");
+                assert_eq!(cx.problems.iter().map(|p| p.rule).collect::<Vec<_>>(), ["schema/root-ref-type"], "{schema} {ty}");
+                assert!(cx.problems[0].message.contains("type \"string\""), "{}", cx.problems[0].message);
+            }
+        }
+        // Without a type of its own, or a reference to an object: the target, as before.
+        let (_, shape, _) = run(json!({"$ref": "#/$defs/Q", "$defs": {"Q": {"type": "string"}}}));
+        assert_eq!(shape, RootShape::Wrapped);
+        let (out, shape, cx) = run(json!({"type": "object", "$ref": "#/$defs/Q", "$defs": {"Q": {"type": "object", "properties": {"q": {}}}}}));
+        assert_eq!((shape, &out["properties"]), (RootShape::Object, &json!({"q": {}})));
+        assert!(cx.problems.is_empty());
     }
 
     #[test]

@@ -242,6 +242,31 @@ test("a tool whose root schema is not an object schema: its calls' arguments are
   client.free();
 });
 
+test("a tool of root type \"object\" whose $ref is to another type is not wrapped: its arguments are objects, as McpObjectTool says", () => {
+  // Draft 7 reads the reference alone, 2020-12 both (which nothing meets): either way the root stays an object, the
+  // reference dropped and reported, for every provider and mode.
+  const tools = [
+    { name: "lookup", inputSchema: { type: "object", $ref: "#/$defs/Q", $defs: { Q: { type: "string" } } } },
+    { name: "legacy", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", $ref: "#/definitions/Q", definitions: { Q: { type: "string" } } } },
+  ];
+  for (const provider of ["gemini", "openai", "anthropic", "bedrock"]) {
+    for (const strict of [false, true]) {
+      const map = tw.NameMap.fromTools(tools, provider, { strict });
+      const report = tw.checkTools(tools, provider, { strict });
+      for (const [i, name] of map.names().entries()) {
+        const what = `${provider} strict=${strict} ${name}`;
+        assert.deepEqual(map.prepareArguments(name, { input: "abc" }), { input: "abc" }, what);
+        assert.ok(!report.tools[i].changes.some((c) => c.rule === "schema/wrap-root"), what);
+        // Said for every provider, as no conversion sends the reference as it was.
+        assert.deepEqual(report.tools[i].problems.map((p) => p.rule), ["schema/root-ref-type"], what);
+        assert.ok(!JSON.stringify(tw.convertMcpTools([tools[i]], provider, { strict })).includes("$ref"), what);
+        const call = tw.parseToolCalls({ choices: [{ message: { tool_calls: [{ id: "c", type: "function", function: { name, arguments: "{}" } }] } }] }, "openai", map)[0];
+        if (provider === "openai") assert.deepEqual(call.arguments, {}, what);
+      }
+    }
+  }
+});
+
 test("parts and blocks of other kinds beside the calls: the calls are read, and the turn keeps them as sent", () => {
   const map = tw.NameMap.fromTools([{ serverName: "weather", name: "get", inputSchema: { type: "object", properties: { city: { type: "string" } } } }], "gemini");
   const [name] = map.names();
