@@ -150,7 +150,8 @@ function closeOnAsyncDispose(cls, close) {
   const proto = cls.prototype;
   Object.defineProperty(proto, Symbol.asyncDispose, {
     value: async function () {
-      if (this.__wbg_ptr === 0) return;
+      // On anything but an instance, the close method says so (INVALID_INPUT), as every method does.
+      if (isOwn(this, cls) && this.__wbg_ptr === 0) return;
       await proto[close].call(this);
       proto.free.call(this);
     },

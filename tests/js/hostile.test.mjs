@@ -956,6 +956,23 @@ test("a method called on anything but its object (a detached method, another cla
   for (const o of [acc, map, policy]) o.free();
 });
 
+test("[Symbol.asyncDispose] on anything but its object is INVALID_INPUT, as every method is (s25d F3)", async () => {
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: async () => { throw new Error("no network here"); } });
+  const hub = new tw.McpHub({ s: { url: "http://127.0.0.1:9/mcp" } });
+  const map = tw.NameMap.fromTools(normal, "openai");
+  for (const [obj, name, close] of [[client, "McpClient", "close"], [hub, "McpHub", "closeAll"]]) {
+    const dispose = obj[Symbol.asyncDispose];
+    for (const that of [undefined, map, {}]) {
+      await assert.rejects(dispose.call(that), (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && e.message.startsWith(`${name}.${close}() was called on `), `${name} on ${that}`);
+    }
+    await obj[Symbol.asyncDispose]().catch(() => {});
+    await assert.doesNotReject(obj[Symbol.asyncDispose](), `${name}: a second dispose does nothing`);
+  }
+  assert.equal(map.resolve("get_weather").tool, "get_weather");
+  map.free();
+  stillWorks();
+});
+
 test("a call into an object from inside a call that changes it, and free() from inside a method, are INVALID_INPUT: the object is usable and freeable after", () => {
   const acc = new tw.ToolCallAccumulator("anthropic");
   let inner;
