@@ -79,6 +79,10 @@ function guardFreed(cls, name, changing = []) {
       `${name}.${key}() was called on ${describeThis(v)}, not on a ${name}: a method passed on its own (emitter.on("data", obj.${key})) loses its object; pass (x) => obj.${key}(x), or obj.${key}.bind(obj)`,
     );
   };
+  // An McpClient's or McpHub's `__abandon` (its running calls and streams end with it) is free()'s alone: off the
+  // prototype, where a call on another object (of another class: a NameMap) would reach the module unchecked.
+  const abandon = proto.__abandon;
+  delete proto.__abandon;
   const reentered = (key) =>
     new ToolwireError("INVALID_INPUT", `${name}.${key}() was called from inside a call of the same ${name} (by a getter or toJSON of an argument?), which it cannot take: call it after that call returns`);
   for (const key of Object.getOwnPropertyNames(proto)) {
@@ -91,7 +95,7 @@ function guardFreed(cls, name, changing = []) {
         if (this.__wbg_ptr === 0) return;
         if (depth !== 0 && busy(this, true)) throw reentered(key);
         // An McpClient's or McpHub's running calls and streams end with it (not with a garbage collection).
-        if (typeof this.__abandon === "function") this.__abandon();
+        if (typeof abandon === "function") abandon.call(this);
         free.call(this);
       };
     } else if (typeof d.value === "function") {

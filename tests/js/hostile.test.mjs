@@ -973,6 +973,17 @@ test("[Symbol.asyncDispose] on anything but its object is INVALID_INPUT, as ever
   stillWorks();
 });
 
+test("the internal __abandon, which free() calls, is not on the prototypes: no call on another object reaches the module (s25d F4)", () => {
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: async () => { throw new Error("no network here"); } });
+  const hub = new tw.McpHub({ s: { url: "http://127.0.0.1:9/mcp" } });
+  for (const [obj, cls] of [[client, tw.McpClient], [hub, tw.McpHub]]) {
+    assert.ok(!Object.getOwnPropertyNames(cls.prototype).includes("__abandon"), cls.name);
+    assert.equal(obj.__abandon, undefined, cls.name);
+    obj.free();
+  }
+  stillWorks();
+});
+
 test("a call into an object from inside a call that changes it, and free() from inside a method, are INVALID_INPUT: the object is usable and freeable after", () => {
   const acc = new tw.ToolCallAccumulator("anthropic");
   let inner;
