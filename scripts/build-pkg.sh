@@ -110,10 +110,11 @@ const wasmBytes = (() => {
     `cannot read its WebAssembly module; tried ${failed.map(({ p, e }) => `${p} (${e?.code ?? e?.name ?? e})`).join(", ") || "no path (no __dirname, no main script)"}. ` +
       (denied
         ? "Allow reading the second (Deno: --allow-read=node_modules/toolwire/web) "
-        : "A bundle or single-file executable with toolwire's Node build in it reads the file from where the package was when it " +
-          "was built (a CommonJS bundle) or from beside the main script (an ES module bundle): keep toolwire external, or copy " +
-          "web/toolwire_bg.wasm next to the bundle, or import toolwire/web and pass initAsync the file ") +
-      '(README, "Bun, Deno and single-file executables")',
+        : "A bundle with toolwire's Node build in it reads the file from beside itself (a CommonJS bundle) or beside the main " +
+          "script (an ES module bundle); Bun's bundles and single-file executables from where the package was when they were " +
+          "built: keep toolwire external, or copy web/toolwire_bg.wasm next to the bundle, or import toolwire/web and pass " +
+          "initAsync the file ") +
+      '(README, "Bundlers"; Bun: "Bun, Deno and single-file executables")',
     failed[failed.length - 1]?.e,
   );
 })();

@@ -92,8 +92,10 @@ test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is follo
   assert.equal(e.code, "LOAD_FAILED");
   assert.equal(e.cause, "ENOENT");
   assert.ok(e.message.startsWith(`toolwire: cannot read its WebAssembly module; tried ${join(out, "toolwire_bg.wasm")} (ENOENT), ${out}/../web/toolwire_bg.wasm (ENOENT). `), e.message);
+  // Where it looks, as the paths say (s25d F5): beside the bundle.
+  assert.match(e.message, /A bundle with toolwire's Node build in it reads the file from beside itself \(a CommonJS bundle\)/);
   assert.match(e.message, /keep toolwire external, or copy web\/toolwire_bg\.wasm next to the bundle/);
-  assert.match(e.message, /README, "Bun, Deno and single-file executables"/);
+  assert.match(e.message, /README, "Bundlers"; Bun: "Bun, Deno and single-file executables"/);
   copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
   assert.equal(run(bundled), "x");
 });
