@@ -29,6 +29,7 @@ Options:
   --json              print the report as JSON
   -h, --help          show this help
   -v, --version       show the version
+  --                  end of the options: what follows is the file (one named -x)
 
 Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input error
 (or an internal error of toolwire, which the message calls one).`;
@@ -54,9 +55,10 @@ function quoted(text) {
 /** The options that take a value: the argument after one (`--server -v`) is its value, never an option. */
 const VALUE_OPTIONS = ["--provider", "--server"];
 
-/** Whether the command line gives one of `names` as an option: not where it is an option's value. */
+/** Whether the command line gives one of `names` as an option: not where it is an option's value, nor after `--`. */
 function asks(argv, names) {
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--") return false;
     if (VALUE_OPTIONS.includes(argv[i])) i++;
     else if (names.includes(argv[i])) return true;
   }
@@ -67,6 +69,11 @@ function parseArgs(argv) {
   const opts = { provider: undefined, json: false, changes: false, strict: false, server: undefined, files: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    // The end of the options: the rest are files, whatever they start with.
+    if (arg === "--") {
+      opts.files.push(...argv.slice(i + 1));
+      break;
+    }
     const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? arg.split(/=(.*)/s, 2) : [arg, undefined];
     const value = () => {
       if (inline !== undefined) return inline;

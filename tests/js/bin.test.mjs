@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { corpusDir } from "./shared.mjs";
 
 const bin = fileURLToPath(new URL("../../pkg/bin/toolwire.cjs", import.meta.url));
-const run = (args, input) => spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8" });
+const run = (args, input, cwd) => spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8", cwd });
 
 const tmp = mkdtempSync(join(tmpdir(), "toolwire-bin-"));
 const clean = [{ name: "ping", description: "Ping", inputSchema: { type: "object", properties: {} } }];
@@ -148,6 +148,21 @@ test("bin: -h and -v are options only where no option takes them as its value (p
   // As options they still are, anywhere.
   assert.match(run(["check", cleanFile, "-v"]).stdout, /^\d+\.\d+\.\d+/);
   assert.match(run(["check", cleanFile, "--server", "s", "-h"]).stdout, /Usage: toolwire check/);
+});
+
+test("bin: -- ends the options: a file named as an option is read, -h after it is no help (s25d)", () => {
+  const dashed = join(tmp, "-h");
+  writeFileSync(dashed, JSON.stringify(clean));
+  for (const args of [["check", "--provider", "openai", "--", "-h"], ["check", "--", "-h"]]) {
+    const r = run(args, undefined, tmp);
+    assert.equal(r.status, 0, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
+    assert.doesNotMatch(r.stdout, /Usage: toolwire check/);
+  }
+  // What follows `--` is a file, not an option: two are refused as two files.
+  assert.match(run(["check", "--", "-h", "--json"], undefined, tmp).stderr, /give exactly one file/);
+  assert.match(run(["check", "--", cleanFile, "--provider", "openai"]).stderr, /give exactly one file/);
+  // `-` after it is stdin still.
+  assert.equal(run(["check", "--provider", "openai", "--", "-"], JSON.stringify(clean)).status, 0);
 });
 
 test("bin: every message that quotes the command line escapes control characters (pQ 9)", () => {
