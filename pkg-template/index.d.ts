@@ -1541,13 +1541,15 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * (another `response.id`; without ids, one after `response.completed` or `response.incomplete`), a Chat chunk of
    * another completion (another `id`) that begins its first choice's message after the last one's `finish_reason`
    * (not a chunk within a completion, nor the usage chunk after it: some servers give each chunk its own id), a
-   * Gemini or Vertex chunk of another response (another `responseId`; without ids, one with parts of the first
-   * candidate after its `finishReason`, not the usage chunk after it), an Anthropic `message_start` of another
+   * Gemini or Vertex chunk with parts of another response (another `responseId`) after the last one's `finishReason`
+   * (not the usage chunk after it), an Anthropic `message_start` of another
    * message (another `message.id`; without ids, one after `message_stop`), and a Bedrock `messageStart` after a
-   * `messageStop`. The next turn's calls are never taken for the last's, nor the two turns put in one message.
+   * `messageStop`. In these cases the next turn's calls are never taken for the last's, nor two turns put in one message.
    * Calls of the last turn not given yet (its stream cut short) are then dropped, and that `push` throws
-   * `INVALID_INPUT` saying that `finish()` was not called; the new turn is read all the same (a Bedrock stream cut
-   * short, which has no ids, is not known to have ended: the next is read as more of it).
+   * `INVALID_INPUT` saying that `finish()` was not called; the new turn is read all the same (a Bedrock stream
+   * cut short, which has no ids, is not known to have ended: the next is read as more of it; so is a Gemini or
+   * Vertex chunk without a `responseId`, as a proxy may send, or a chunk of another `responseId` before the last
+   * one's `finishReason`, as a producer giving each chunk an id of its own may).
    */
   finish(): ToolCall<A>[];
   /**

@@ -2120,10 +2120,10 @@ impl Accumulator {
     /// of another response than the one read (by its id; without ids, after the one read
     /// ended), a Chat chunk of another completion (its `id`) that has the first choice's message
     /// begin, after the one read ended (a server may give every chunk an id of its own: not
-    /// within a completion, nor in the usage chunk after its end), a Gemini chunk of another
-    /// response (its `responseId`, which every chunk of one repeats; without ids, one with parts
-    /// of the first candidate after that candidate's `finishReason`, not the usage chunk after
-    /// it), an Anthropic `message_start` of another message (its id; without ids, after the
+    /// within a completion, nor in the usage chunk after its end), a Gemini chunk with parts of
+    /// another response (its `responseId`, which every chunk of one repeats) after the one read
+    /// ended (its first candidate's `finishReason`; not the usage chunk after it; without ids,
+    /// none: a proxy may put a `finishReason` on every chunk), an Anthropic `message_start` of another message (its id; without ids, after the
     /// `message_stop` of the one read), a Bedrock `messageStart` after a `messageStop`. The
     /// accumulator then starts afresh, as after `finish`, rather than take the next turn's calls
     /// for the last's (a Responses call at an output index done before passed over) or put two
@@ -2194,10 +2194,10 @@ impl Accumulator {
                     None => Some(ev).filter(|c| (c.get("content").is_some() || c.get("finishReason").is_some()) && index(c, 0) == 0),
                 };
                 let starts = first.and_then(|c| c.get("content")).is_some_and(|c| !array(c, "parts").is_empty());
-                let begins = match (id, self.stream_id.as_deref()) {
-                    (Some(new), Some(old)) => new != old,
-                    _ => self.stream_ended && starts,
-                };
+                // As Chat's: a producer may give each chunk an id of its own, or put a
+                // `finishReason` on every chunk; only both together (another id with parts, after
+                // an end) begin another response. Without ids, none is known to begin.
+                let begins = self.stream_ended && id.is_some() && id != self.stream_id.as_deref() && starts;
                 (id, begins, first.and_then(|c| c.get("finishReason")).and_then(Value::as_str).is_some_and(|r| !r.is_empty()))
             }
             CallFormat::Anthropic => {
@@ -5843,8 +5843,8 @@ mod tests {
     }
 
     /// Gemini (and Vertex), Anthropic and Bedrock: the next turn's stream pushed without `finish`
-    /// (Gemini's calls all come from `push`) starts afresh at a chunk of another `responseId`
-    /// (without ids, one with parts after the first candidate's `finishReason`), another
+    /// (Gemini's calls all come from `push`) starts afresh at a chunk with parts of another
+    /// `responseId` after the first candidate's `finishReason`, another
     /// message's `message_start` (without ids, after `message_stop`), a `messageStart` after a
     /// `messageStop`: its message is its own, not both turns in one; calls of the last not given
     /// yet are dropped, and the push says so (F1, s25a).
@@ -5872,13 +5872,13 @@ mod tests {
             ]
         };
         let parts = |n: u64| json!([{"text":format!("Turn {n}.")}, call(n)]);
-        for ids in [true, false] {
-            let rid = |n: u64| ids.then(|| format!("resp-{n}"));
+        {
+            let rid = |n: u64| Some(format!("resp-{n}"));
             let mut acc = Accumulator::new(CallFormat::Gemini);
             for n in [1, 2] {
                 let calls: Vec<ToolCall> = turn(n, rid(n).as_deref()).iter().flat_map(|e| push(&mut acc, e, None)).collect();
-                assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["turn"].as_u64())).collect::<Vec<_>>(), [(Some(format!("g{n}").as_str()), Some(n))], "{ids}");
-                assert_eq!(acc.message().unwrap()["parts"], parts(n), "{ids}");
+                assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["turn"].as_u64())).collect::<Vec<_>>(), [(Some(format!("g{n}").as_str()), Some(n))]);
+                assert_eq!(acc.message().unwrap()["parts"], parts(n));
             }
             // As text, both streams in one piece, SSE and a JSON array each.
             let events = [turn(1, rid(1).as_deref()), turn(2, rid(2).as_deref())].concat();
@@ -5887,7 +5887,7 @@ mod tests {
                 let mut acc = Accumulator::new(CallFormat::Gemini);
                 let calls = acc.push_text(&text, None).unwrap();
                 assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("g1"), Some("g2")]);
-                assert_eq!(acc.message().unwrap()["parts"], parts(2), "{ids}");
+                assert_eq!(acc.message().unwrap()["parts"], parts(2));
             }
         }
         // The same response's chunks again, or a chunk without its id (some proxies leave it out
@@ -5898,14 +5898,23 @@ mod tests {
         push(&mut acc, &chunk(Some("r1"), json!([{"text":"c"}]), Some("STOP")), None);
         push(&mut acc, &chunk(Some("r1"), json!([{"text":"d"}]), None), None);
         assert_eq!(acc.message().unwrap()["parts"], json!([{"text":"abcd"}]));
-        // A streamed (Vertex) call cut short, then the next response: dropped, said so.
+        // Without ids none is known to begin (a proxy may put a `finishReason` on every chunk),
+        // nor does another id before the last's end (a producer may give every chunk one of its
+        // own): all is one turn, nothing lost (review F3, F4, s25r).
+        for (first, second) in [(None, None), (Some("c1"), Some("c2"))] {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let finish = first.is_none().then_some("STOP");
+            push(&mut acc, &chunk(first, json!([{"text":"Turn 1."}]), finish), None);
+            let calls = [push(&mut acc, &chunk(second, json!([call(1)]), finish), None), acc.finish(None).unwrap()].concat();
+            assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("g1")], "{first:?}");
+            assert_eq!(acc.message().unwrap()["parts"], parts(1), "{first:?}");
+        }
+        // The held first call of a response that ended is given at its end, before another begins.
         let mut acc = Accumulator::new(CallFormat::Gemini);
-        push(&mut acc, &chunk(Some("r1"), json!([{"functionCall":{"name":"get_weather","willContinue":true}}]), None), None);
-        let e = acc.push(&chunk(Some("r2"), json!([call(2)]), Some("STOP")), None).unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidInput);
-        assert!(e.message.contains("another response began before finish()"), "{}", e.message);
-        // The new response's call, read all the same, comes with the next push or `finish`.
-        assert_eq!(acc.finish(None).unwrap().iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("g2")]);
+        let unsigned = json!({"functionCall":{"name":"get_weather","args":{"turn":1},"id":"g1"}});
+        assert!(push(&mut acc, &chunk(Some("r1"), json!([unsigned]), None), None).is_empty(), "held for its signature");
+        assert_eq!(push(&mut acc, &chunk(Some("r1"), json!([]), Some("STOP")), None).len(), 1);
+        assert_eq!(acc.push(&chunk(Some("r2"), json!([call(2)]), Some("STOP")), None).unwrap().len(), 1, "the next response's, no error");
         assert_eq!(acc.message().unwrap()["parts"], json!([call(2)]));
 
         // Anthropic: another message's `message_start`.
