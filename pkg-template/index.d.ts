@@ -2223,10 +2223,10 @@ export interface McpClientOptions {
    * `authorize` take the user to the authorization URL (PKCE S256, `state`, the resource indicator of RFC 8707,
    * the scopes the server's challenge or metadata names, `offline_access` where the server lists it), exchanges
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
-   * (refused: the user is asked; unreachable: the tokens are kept), but for a 401 whose `scope` names scopes not
-   * granted (a refresh cannot add them); a 403 with `insufficient_scope` asks the user for the scopes the server
-   * names and those granted, also when it answers the request sent again after a refresh; a refreshed token the
-   * server refuses at once is replaced through the user (the refresh token is not spent again for it); a token
+   * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
+   * for the scopes the server names and those granted, also when it answers the request sent again after a
+   * refresh; a refreshed token the server refuses at once is replaced through the user (the refresh token is not
+   * spent again for it), asking also for the scopes a 401's `scope` named that were not granted; a token
    * refused after that, or after a sign-in, is the request's `UNAUTHORIZED` error, which says so. Requests that
    * meet a 401 together share one authorization,
    * and one refused with a token already replaced is sent again with the new one. Metadata is checked: a challenge's

@@ -503,13 +503,15 @@ impl<T: Transport + 'static> OAuth<T> {
         let discovered = self.discover(param("resource_metadata")).await?;
         let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
         // A 401 whose challenge names scopes the tokens held were not granted (MCP: the scopes to
-        // ask for): a refresh cannot add them (RFC 6749 6), and its token would be refused in
-        // turn. The user is asked, as for a step-up.
+        // ask for): a refresh cannot add them (RFC 6749 6), but the server may take its token all
+        // the same (an authorization server may grant fewer than asked, a challenge may name more
+        // than the server needs), so it is tried first; if its token is refused in turn, the user
+        // is asked for those granted and those named, as for a step-up.
         let widen = step_up || (status == 401 && param("scope").zip(granted.as_deref()).is_some_and(|(wanted, granted)| !has_scopes(granted, &wanted)));
         // A refreshed token just refused (`retried`): the user, not another refresh.
         let retried = info.get("retried").is_some();
-        // A refresh gets a new access token for the scopes granted; new scopes need the user.
-        let refresh = if widen || retried { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
+        // A refresh gets a new access token for the scopes granted; a step-up needs the user.
+        let refresh = if step_up || retried { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
         if let Some(refresh) = refresh {
             match self.refresh(&discovered, &refresh).await {
                 Ok(headers) => return Ok(Some(headers)),

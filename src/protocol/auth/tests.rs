@@ -1121,20 +1121,25 @@ fn a_step_up_after_a_refresh_in_the_same_request_asks_the_user() {
 }
 
 #[test]
-fn a_401_that_names_scopes_not_granted_asks_the_user_instead_of_refreshing() {
+fn a_401_that_names_scopes_not_granted_refreshes_then_asks_the_user_for_them() {
     let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
     let (o, asked, _) = oauth(&world, opts());
     block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
-    // Expired; the server's 401 names a scope the tokens were not granted: a refresh could not
-    // add it, so the refresh token is not spent and the user is asked, keeping mcp:read.
+    // Expired; the server's 401 names a scope the tokens were not granted: refreshed first (the
+    // server may take the token all the same: an authorization server may grant fewer scopes
+    // than asked, a challenge may name more than the server needs), the user not asked.
     world.state.borrow_mut().tokens[0].0 = "expired".into();
     world.config.borrow_mut().challenge_scope = Some("mcp:write");
     block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
-    assert_eq!(grants(&world), ["authorization_code", "authorization_code"]);
+    assert_eq!((grants(&world), asked.borrow().len()), (vec!["authorization_code".to_owned(), "refresh_token".to_owned()], 1));
+    // Its token refused in turn: the user is asked, for the scopes granted and those named.
+    let mut retried = refusal(&world, None);
+    retried["retried"] = 401.into();
+    block_on(o.clone().on_refused(&retried)).unwrap().unwrap();
+    assert_eq!(grants(&world), ["authorization_code", "refresh_token", "authorization_code"]);
     assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
     // Scopes granted: refreshed without the user.
-    world.state.borrow_mut().tokens[1].0 = "expired".into();
-    world.config.borrow_mut().challenge_scope = Some("mcp:write");
+    world.state.borrow_mut().tokens.last_mut().unwrap().0 = "expired".into();
     block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
     assert_eq!((grants(&world).last().map(String::as_str), asked.borrow().len()), (Some("refresh_token"), 2));
     // Scopes granted not known (none asked for, none named): refreshed, as before.
