@@ -572,7 +572,26 @@ fn anthropic_strict_unsupported_keywords() {
         schema["properties"]["a"][key] = value;
         assert_violates(t, &wrap(t, schema), "anthropic-strict/unsupported-keyword");
     }
+    // Every keyword the subset does not list (s25e F1).
+    for (key, value) in [("minProperties", json!(1)), ("propertyNames", json!({"pattern": "^a"})), ("dependentRequired", json!({"a": ["b"]})), ("contentEncoding", json!("base64"))] {
+        let mut schema = json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false});
+        schema["properties"]["a"][key] = value;
+        assert_violates(t, &wrap(t, schema), "anthropic-strict/unsupported-keyword");
+    }
     let good = json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^[a-z]+$", "default": "x"}, "b": {"const": 1}},
+                      "additionalProperties": false});
+    assert_clean(t, &wrap(t, good));
+}
+
+#[test]
+fn anthropic_strict_untyped() {
+    let t = Target::AnthropicStrict;
+    for a in [json!({}), json!({"description": "any"}), json!(true), json!({"enum": [{"k": 1}]}), json!({"const": [1]}), json!({"type": "array", "items": {}})] {
+        let schema = json!({"type": "object", "properties": {"a": a}, "additionalProperties": false});
+        assert_violates(t, &wrap(t, schema), "anthropic-strict/untyped");
+    }
+    // An `allOf` branch of annotations alone chooses nothing.
+    let good = json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}, {"description": "d"}]}, "e": {"enum": ["x", 1, null]}},
                       "additionalProperties": false});
     assert_clean(t, &wrap(t, good));
 }
@@ -603,7 +622,7 @@ schema_case!(anthropic_strict_one_of, Target::AnthropicStrict, "anthropic-strict
 schema_case!(anthropic_strict_unsatisfiable, Target::AnthropicStrict, "anthropic-strict/unsatisfiable",
     bad: {"type": "object", "properties": {"s": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": false,
           "anyOf": [{"type": "object", "properties": {"r": {"type": "number"}}, "additionalProperties": false}]}}, "additionalProperties": false},
-    good: {"type": "object", "properties": {"s": {"type": "object", "properties": {"a": {}, "b": {}}, "additionalProperties": false,
+    good: {"type": "object", "properties": {"s": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "additionalProperties": false,
            "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}}, "additionalProperties": false});
 
 #[test]

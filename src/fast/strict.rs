@@ -19,7 +19,9 @@
 //! them); for Claude no `oneOf` (rewritten there, and reported), no object node with an
 //! `anyOf` or `allOf` (whose branches may not fit the closed object there), and no `allOf` with
 //! an object branch (merged into one object there). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
-//! express, an open map, a boolean subschema, an untyped node, a limit; Anthropic: an open map)
+//! express, an open map, a boolean subschema, an untyped node, a limit; Anthropic: an open map, a
+//! boolean subschema, an untyped property, items or branch, an `enum` of objects or arrays; a
+//! keyword outside Claude's subset that is not a constraint this path describes goes the general way)
 //! is told apart as such: the general path sends the non-strict schema then, which is the
 //! pass-through one. Anything else goes the general way.
 //!
@@ -34,6 +36,7 @@ use bumpalo::Bump;
 use super::{plain, write_key, write_object, Levels, Map, Node, Required, Text};
 use crate::args::{ArgPlan, Fit};
 use crate::providers::openai::{Budget, STRICT_FORMATS};
+use crate::providers::anthropic::ClaudeKey;
 use crate::providers::{anthropic, Provider};
 use crate::schema::lower::keyword_hint;
 use crate::schema::walk::{head, head_of, keyword, Keyword};
@@ -669,24 +672,63 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
     }
     let counted = counted.filter(|&depth| depth <= 64);
     let (mut types, mut properties, mut required, mut open, mut closed) = (None, None, None, false, false);
-    let (mut any_of, mut one_of, mut all_of) = (false, false, false);
+    let (mut any_of, mut one_of, mut all_of, mut pattern_properties, mut other) = (false, false, false, false, false);
     let mut verdict = Ok(());
-    // Every subschema (the keywords the rewrite removes hold none).
+    // Every subschema (the keywords the rewrite removes hold none: any other is left to the
+    // general path, which removes it and describes it).
     for (key, value) in entries.iter() {
+        // Outside the subset and not a constraint this path describes (removed there, and
+        // said); rewritten there (`nullable`), with a change to report; or a reason not to be
+        // strict (anthropic::STRICT_BLOCKERS), which the general path says.
+        // The first is left to the general path unless the schema is found not strict anyway
+        // (an open map here, say, which the general path finds before it removes the keyword);
+        // its subschemas are not the strict schema's.
+        let class = anthropic::claude_key(key);
+        if class == ClaudeKey::Other {
+            other = true;
+            continue;
+        }
+        if class == ClaudeKey::Handled && !matches!(key.as_str(), "oneOf" | "patternProperties" | "$schema") {
+            verdict = Err(Stop::General);
+            break;
+        }
+        // `true` where a subschema stands, `false` for a property, the items or a branch, an
+        // `enum` or `const` of objects or arrays: not strict there. A property, the items or an
+        // `anyOf` branch of nothing but annotations, once the constraints outside the subset are
+        // removed, has no type to hold to (`anthropic::untyped_part`).
+        let kw = keyword(key);
+        let outside = match (kw, value) {
+            (Keyword::Other, Node::Arr(values)) if key == "enum" => values.iter().any(|v| matches!(v, Node::Obj(_) | Node::Arr(_))),
+            (Keyword::Other, Node::Obj(_) | Node::Arr(_)) => key == "const",
+            (Keyword::Other, _) => false,
+            _ => {
+                let properties = key == "properties";
+                let typed_slot = properties || matches!(key.as_str(), "items" | "anyOf" | "oneOf");
+                let forbid_false = typed_slot || key == "allOf";
+                let outside = |v: &Node, typed_slot: bool, forbid_false: bool| match v {
+                    Node::Bool(b) => *b || forbid_false,
+                    Node::Obj(entries) => typed_slot && entries.iter().all(|(k, v)| removed_or_annotation(k, v)),
+                    _ => false,
+                };
+                match (kw, value) {
+                    (Keyword::Map, Node::Obj(map)) => map.iter().any(|(_, sub)| outside(sub, properties, properties)),
+                    (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().any(|sub| outside(sub, typed_slot, forbid_false)),
+                    (Keyword::Single | Keyword::Items, _) => outside(value, typed_slot, forbid_false),
+                    _ => false,
+                }
+            }
+        };
+        if outside && verdict.is_ok() {
+            verdict = Err(Stop::NotStrict);
+        }
         let c = counted.map(|depth| depth + 1);
-        let found = match (keyword(key), value) {
+        let found = match (kw, value) {
             (Keyword::Map, Node::Obj(map)) => map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels, c, check)),
             (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().try_for_each(|sub| anthropic_check(sub, levels, c, check)),
             (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels, c, check),
             _ => Ok(()),
         };
         match key.as_str() {
-            // Rewritten there, with a change to report; or a reason not to be strict
-            // (anthropic::STRICT_BLOCKERS), which the general path says.
-            k if k == "nullable" || anthropic::STRICT_BLOCKERS.contains(&k) => {
-                verdict = Err(Stop::General);
-                break;
-            }
             "type" => types = Some(value),
             "properties" => properties = Some(value),
             "required" => required = Some(value),
@@ -694,7 +736,10 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
                 open |= !matches!(value, Node::Bool(false));
                 closed |= matches!(value, Node::Bool(false));
             }
-            "patternProperties" => open = true,
+            "patternProperties" => {
+                open = true;
+                pattern_properties = true;
+            }
             "anyOf" => any_of = true,
             "oneOf" => one_of = true,
             "allOf" => {
@@ -728,6 +773,10 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
     // As [`anthropic_object`] closes an object node (`base`'s `properties: {}` only comes with a
     // `type` that names `object`).
     let (typed, object) = type_names(types);
+    // Removed from a node that is no object there.
+    if pattern_properties && !(object || (!typed && properties.is_some())) {
+        return Err(Stop::General);
+    }
     if (object || (!typed && properties.is_some())) && verdict.is_ok() {
         let declared = matches!(properties, Some(Node::Obj(p)) if !p.is_empty());
         if open {
@@ -742,6 +791,9 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
             // `openai::free_form_object`, below the root.
             verdict = Err(Stop::NotStrict);
         }
+    }
+    if other && verdict.is_ok() {
+        verdict = Err(Stop::General);
     }
     if let (Some(_), Some(Node::Obj(props))) = (counted, properties) {
         let required = Required::of(match required {
@@ -758,6 +810,26 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
         }
     }
     verdict
+}
+
+/// Whether `anthropic::strict_object` leaves nothing of this entry that says which values are
+/// valid: an annotation, or a constraint it removes.
+fn removed_or_annotation(key: &str, value: &Node) -> bool {
+    // The commonest first key of a schema, before the whole `match`.
+    if key == "type" {
+        return false;
+    }
+    match anthropic::claude_key(key) {
+        ClaudeKey::Annotation | ClaudeKey::Unsupported => true,
+        ClaudeKey::Kept => match key {
+            "minItems" => !matches!(value, Node::Num(n) if matches!(n.as_u64(), Some(0 | 1))),
+            "format" => value.as_str().is_some_and(|f| !anthropic::STRICT_FORMATS.contains(&f)),
+            "pattern" => value.as_str().is_some_and(anthropic::pattern_unsupported),
+            _ => false,
+        },
+        ClaudeKey::Handled => key == "$schema",
+        ClaudeKey::Other => false,
+    }
 }
 
 /// `anthropic::branches_outside` (on the node before its `oneOf` becomes `anyOf` there, which
@@ -1112,7 +1184,7 @@ mod tests {
         let cases: [(Vec<Value>, usize); 3] = [
             ((0..21).map(|i| tool(i, json!({"a": {"type": "string", "maxLength": 9}}), json!(["a"]))).collect(), 20),
             (
-                (0..6).map(|i| tool(i, json!({"a": {}, "b": {}, "c": {}, "d": {}, "e": {"type": "integer", "minimum": 0}}), json!([]))).collect(),
+                (0..6).map(|i| tool(i, json!({"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}, "d": {"type": "string"}, "e": {"type": "integer", "minimum": 0}}), json!([]))).collect(),
                 4,
             ),
             ((0..17).map(|i| tool(i, json!({"u": {"type": ["string", "null"], "format": "x"}}), json!(["u"]))).collect(), 16),
@@ -1162,18 +1234,17 @@ mod tests {
     }
 
     /// The costs counted on the way of the check are those of the schema written strict: for
-    /// these schemas (`$defs` and tuple items among them) and for every corpus tool
-    /// written strict on the borrowed tree.
+    /// these schemas (`$defs` among them) and for every corpus tool written strict on the
+    /// borrowed tree.
     #[test]
     fn anthropic_costs_are_the_general_paths() {
         let mut schemas = vec![
-            json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}, "b": {"anyOf": [{}, {}]}, "c": {}}, "required": ["c"]}),
-            json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": ["integer", "null"]}, "y": {}}, "required": ["y"]}}}}),
+            json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}, "b": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "c": {"type": "string"}}, "required": ["c"]}),
+            json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": ["integer", "null"]}, "y": {"type": "string"}}, "required": ["y"]}}}}),
             json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}]}}}, {"type": "null"}]}}, "required": ["o"]}),
             json!({"type": "object", "properties": {}, "required": []}),
-            // (A tuple without `items` is the general path's: it gets `items: {}`.)
-            json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{"type": "object", "properties": {"u": {}}}], "items": {}}, "n": {"type": "array", "items": {"type": "object", "properties": {"v": {}}}}},
-                   "$defs": {"D": {"type": "object", "properties": {"w": {"type": ["string", "null"]}}}}, "required": ["t"]}),
+            json!({"type": "object", "properties": {"n": {"type": "array", "items": {"type": "object", "properties": {"v": {"type": "boolean"}}}}},
+                   "$defs": {"D": {"type": "object", "properties": {"w": {"type": ["string", "null"]}}}}, "required": ["n"]}),
         ];
         let shared = std::env::var("TOOLWIRE_SHARED").unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
         for f in std::fs::read_dir(format!("{shared}/corpus/tools")).expect("corpus") {
@@ -1393,9 +1464,9 @@ mod tests {
     #[test]
     fn claude_unwritten_nodes_do_not_hide_a_reason_not_to_be_strict() {
         let open = json!({"type": "object", "additionalProperties": {"type": "string"}});
-        let outside = json!({"type": "object", "properties": {"a": {}}, "anyOf": [{"type": "object", "properties": {"b": {}}}]});
-        let undeclared = json!({"type": "object", "properties": {"a": {}}, "allOf": [{"anyOf": [{"required": ["b"]}]}]});
-        let fits = json!({"type": "object", "properties": {"a": {}}, "anyOf": [{"required": ["a"]}]});
+        let outside = json!({"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"type": "object", "properties": {"b": {"type": "string"}}}]});
+        let undeclared = json!({"type": "object", "properties": {"a": {"type": "string"}}, "allOf": [{"anyOf": [{"required": ["b"]}]}]});
+        let fits = json!({"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}]});
         let one_of = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
         let both = json!({"oneOf": [{"type": "string"}], "anyOf": [{"minLength": 1}]});
         let object = |properties: Value| json!({"type": "object", "properties": properties});
@@ -1404,7 +1475,7 @@ mod tests {
                 // Branches that the closed object would reject: not strict there.
                 (object(json!({"o": outside})), Took::NotStrict),
                 (object(json!({"o": undeclared})), Took::NotStrict),
-                (object(json!({"o": {"properties": {"a": {}}, "oneOf": [{"properties": {"b": {}}}]}})), Took::NotStrict),
+                (object(json!({"o": {"properties": {"a": {"type": "string"}}, "oneOf": [{"properties": {"b": {"type": "string"}}}]}})), Took::NotStrict),
                 // Nodes the general path rewrites and goes on from: an open map elsewhere
                 // decides, before them or after.
                 (object(json!({"o": fits, "m": open})), Took::NotStrict),

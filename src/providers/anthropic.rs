@@ -16,8 +16,14 @@
 //! 6. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it;
 //!    an `allOf` with object branches merged into one object (closed once, not branch by branch).
 //!    OpenAPI's `nullable: true` written as a `null` type (strict mode reads JSON Schema only).
-//! 7. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
-//!    `maxItems`, `minItems` above 1, formats outside the allowed list) removed and described.
+//! 7. Keywords outside Claude's strict subset (its documented list, which the Anthropic SDK's
+//!    strict transform keeps too) removed and described: `minimum`, `maximum`, `multipleOf`,
+//!    `minLength`, `maxLength`, `maxItems`, `minItems` above 1, formats outside the allowed list,
+//!    and every keyword the subset does not list (`minProperties`, `propertyNames`,
+//!    `dependentRequired`, `contentEncoding`...); annotations stay. Where the SDK's transform
+//!    throws, the tool falls back: a property, items or `anyOf` branch with no type (`{}`, `true`,
+//!    a description alone, a `$ref` that leads nowhere), an `enum`/`const` of objects or arrays,
+//!    `false` as a subschema, a tuple (`prefixItems`) or a dynamic reference.
 //! 8. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
 //!    by the converter over all tools, which falls back later tools to non-strict.
 //!
@@ -32,21 +38,86 @@ use crate::providers::{fix_root_structure, Compiled, Relaxed, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, merge_root_combinators_named, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_strict, report_unresolvable, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
-use crate::schema::{append_description, Cx};
+use crate::schema::{append_description, is_annotation, Cx};
 use crate::text::Owned as _;
 
 /// Formats Anthropic strict mode accepts.
 pub(crate) const STRICT_FORMATS: &[&str] =
     &["date-time", "date", "time", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
 
-/// Constraints Anthropic strict mode does not support.
+/// What Claude's strict mode does with a keyword. Its subset (`Kept`) is what it takes
+/// (Anthropic, "Structured outputs", JSON Schema limitations: types, `enum` and `const` of primitives, `anyOf`, `allOf`, local `$ref`s and
+/// definitions, `default`, `required`, `additionalProperties: false`, the listed formats, a
+/// `pattern` without lookaround, `minItems` 0 or 1; the Anthropic SDK's `transformJSONSchema`
+/// keeps the same). Annotations ([`is_annotation`]) pass as well; every other keyword is removed
+/// and described, or is a reason to fall back. What it does with each: [`claude_key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClaudeKey {
+    /// In the subset (a `format`, `pattern` or `minItems` may still go, by its value).
+    Kept,
+    /// An annotation ([`is_annotation`]): kept.
+    Annotation,
+    /// In [`STRICT_UNSUPPORTED`]: removed and described.
+    Unsupported,
+    /// Rewritten (`oneOf`, `nullable`), a reason to fall back ([`STRICT_BLOCKERS`], and
+    /// `patternProperties` on an object) or taken (`$schema`).
+    Handled,
+    /// Any other: removed, and described where a description carries it.
+    Other,
+}
+
+/// [`ClaudeKey`] of a keyword (asked of every key of every schema): by length first, one
+/// integer compare, then the few keywords of that length.
+pub(crate) fn claude_key(key: &str) -> ClaudeKey {
+    use ClaudeKey::{Annotation, Handled, Kept, Other, Unsupported};
+    let class = match (key.len(), key) {
+        (2, "if") | (3, "not") | (4, "then" | "else") => Handled,
+        (3, "$id") => Annotation,
+        (4, "type" | "enum" | "$ref") => Kept,
+        (5, "items" | "anyOf" | "allOf" | "const") => Kept,
+        (5, "title" | "$defs") => Annotation,
+        (5, "oneOf") => Handled,
+        (6, "format") => Kept,
+        (7, "pattern") => Kept,
+        (7, "default" | "example") => Annotation,
+        (7, "minimum" | "maximum") => Unsupported,
+        (7, "$schema") => Handled,
+        (8, "required" | "minItems") => Kept,
+        (8, "examples" | "$comment" | "readOnly") => Annotation,
+        (8, "maxItems") => Unsupported,
+        (8, "nullable" | "contains") => Handled,
+        (9, "writeOnly") => Annotation,
+        (9, "minLength" | "maxLength") => Unsupported,
+        (10, "properties") => Kept,
+        (10, "deprecated") => Annotation,
+        (10, "multipleOf") => Unsupported,
+        (11, "description" | "definitions") => Annotation,
+        (11, "uniqueItems") => Unsupported,
+        (11, "prefixItems" | "$dynamicRef") => Handled,
+        (13, "$recursiveRef") => Handled,
+        (16, "exclusiveMinimum" | "exclusiveMaximum") => Unsupported,
+        (16, "dependentSchemas") => Handled,
+        (17, "patternProperties") => Handled,
+        (20, "additionalProperties") => Kept,
+        _ => Other,
+    };
+    match class {
+        Other if key.starts_with("x-") => Annotation,
+        class => class,
+    }
+}
+
+/// Constraints Anthropic strict mode does not support, removed and described first, in this
+/// order (then the others outside [`strict_keyword`], in the node's order).
 pub(crate) const STRICT_UNSUPPORTED: &[&str] =
     &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems", "uniqueItems"];
 
 /// Keywords outside the strict subset whose removal would change which arguments are valid in a
 /// way a description cannot carry (an `if` whose condition lost a keyword applies its `then`
-/// to everything): a schema with one is sent without strict.
-pub(crate) const STRICT_BLOCKERS: &[&str] = &["not", "if", "then", "else", "dependentSchemas", "contains"];
+/// to everything; `items` beside a `prefixItems` would hold for every item): a schema with one
+/// is sent without strict. So is a dynamic reference, which strict mode cannot follow.
+pub(crate) const STRICT_BLOCKERS: &[&str] =
+    &["not", "if", "then", "else", "dependentSchemas", "contains", "prefixItems", "$dynamicRef", "$recursiveRef"];
 
 /// Whether a `pattern` uses what strict mode's patterns lack: lookaround (`(?=`, `(?!`, `(?<=`,
 /// `(?<!`) or a backreference (`\1`..`\9`, `\k<name>`).
@@ -191,7 +262,14 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
 
 fn strict_node(node: &mut Value, cx: &mut Cx, rules: &Rules) -> Result<std::result::Result<(), String>> {
     Shared::materialize(node, cx);
-    let Value::Object(obj) = node else { return Ok(Ok(())) };
+    // `true` (anything) has no type for strict mode to hold to; a `false` where a subschema
+    // stands is refused by [`strict_object`], which knows where it is (`additionalProperties:
+    // false` is what closes an object).
+    let obj = match node {
+        Value::Object(o) => o,
+        Value::Bool(true) => return Ok(Err(format!("a `true` schema (anything) at {}", display_path(cx.path())))),
+        _ => return Ok(Ok(())),
+    };
     cx.enter()?;
     let r = strict_object(obj, cx, rules);
     cx.leave();
@@ -269,16 +347,34 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     if obj.find("pattern").and_then(Value::as_str).is_some_and(pattern_unsupported) {
         drop.push("pattern".owned());
     }
-    for key in drop {
+    let listed = drop.len();
+    for key in obj.keys() {
+        if matches!(claude_key(key), ClaudeKey::Other | ClaudeKey::Handled) {
+            drop.push(key.clone());
+        }
+    }
+    for (i, key) in drop.into_iter().enumerate() {
         if let Some(v) = obj.remove(&key) {
             // `uniqueItems: false` allows what its absence does: nothing to say.
             if key == "uniqueItems" && v == Value::Bool(false) {
                 continue;
             }
-            let hint = keyword_hint(&key, &v).unwrap_or_else(|| key.clone());
+            let hint = match keyword_hint(&key, &v) {
+                Some(hint) => hint,
+                None if i < listed => key.clone(),
+                // Nothing a description would say (`unevaluatedProperties: false` beside the
+                // closing, an `$anchor`).
+                None => {
+                    cx.change(rules.keyword, format!("`{key}` is not supported in strict mode; removed"));
+                    continue;
+                }
+            };
             append_description(obj, &format!("({hint})"));
             cx.change(rules.keyword, format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
         }
+    }
+    if let Some(why) = outside_strict_values(obj) {
+        return Ok(Err(format!("{why} at {}", display_path(cx.path()))));
     }
     let mut failure = None;
     for_each_subschema_mut(obj, cx, &mut |sub, cx| {
@@ -289,7 +385,53 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         }
         Ok(())
     })?;
+    if failure.is_none() {
+        if let Some(at) = untyped_part(obj) {
+            failure = Some(format!("a schema without a type at {}{at}", cx.path()));
+        }
+    }
     Ok(failure.map_or(Ok(()), Err))
+}
+
+/// Why what is left of a node after the unsupported keywords went cannot be strict, if it
+/// cannot (the Anthropic SDK's strict transform throws for each): an `enum` or `const` of
+/// objects or arrays (strict mode takes primitives), or `false` where a subschema stands
+/// (nothing valid).
+fn outside_strict_values(obj: &JsonObject) -> Option<&'static str> {
+    if obj.find("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(|v| v.is_object() || v.is_array())) {
+        return Some("an enum of objects or arrays");
+    }
+    if obj.find("const").is_some_and(|c| c.is_object() || c.is_array()) {
+        return Some("a const object or array");
+    }
+    let boolean = |v: &Value| matches!(v, Value::Bool(false));
+    let in_map = |k: &str| obj.find(k).and_then(Value::as_object).is_some_and(|m| m.values().any(boolean));
+    let in_array = |k: &str| obj.find(k).and_then(Value::as_array).is_some_and(|a| a.iter().any(boolean));
+    if in_map("properties") || obj.find("items").is_some_and(boolean) || in_array("anyOf") || in_array("allOf") {
+        return Some("a `false` schema (nothing valid)");
+    }
+    None
+}
+
+/// Where a property, the items or an `anyOf` branch of this node (made strict) is nothing but
+/// annotations, if one is: any value (`{}`, a description, what is left of a `$ref` that leads
+/// nowhere), with no type for strict mode to hold to (the Anthropic SDK's strict transform
+/// throws for it). A branch of an `allOf` so is no choice (the others say the type), and a
+/// branch that only requires properties (`anyOf: [{required: [a]}, ..]`) has its object's.
+fn untyped_part(obj: &JsonObject) -> Option<String> {
+    let untyped = |v: &Value| v.as_object().is_some_and(|o| o.keys().all(|k| is_annotation(k)));
+    if let Some(Value::Object(props)) = obj.find("properties") {
+        if let Some(name) = props.iter().find(|(_, p)| untyped(p)).map(|(name, _)| name) {
+            let mut at = "/properties".owned();
+            crate::text::push_pointer_token(&mut at, name);
+            return Some(at);
+        }
+    }
+    if obj.find("items").is_some_and(untyped) {
+        return Some("/items".owned());
+    }
+    let branch = obj.find("anyOf").and_then(Value::as_array).and_then(|bs| bs.iter().position(untyped));
+    branch.map(|i| format!("/anyOf/{i}"))
 }
 
 /// Why closing this object node (`additionalProperties: false`) would reject what its
@@ -470,11 +612,12 @@ mod tests {
         assert_eq!(item["required"], json!(["id", "extra"]));
         assert_eq!(item["additionalProperties"], json!(false));
         assert!(cx.changes.iter().any(|d| d.rule == "anthropic/strict-allof"), "{:?}", cx.changes);
-        // Bounds both branches set combine (the stricter holds), as a `$ref`'s siblings do.
+        // Bounds both branches set combine (the stricter holds), as a `$ref`'s siblings do; the
+        // bound is then outside the strict subset, and described.
         let (c, cx) = run(json!({"type":"object","properties":{"i":{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"minProperties":1},{"type":"object","minProperties":2}]}}}), true);
         assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
         let i = &c.schema.unwrap()["properties"]["i"];
-        assert_eq!(i["minProperties"], json!(2), "{i}");
+        assert_eq!(i["description"], json!("(at least 2 properties)"), "{i}");
         // Branches that disagree (two patterns no one keyword says): not strict, and said so.
         let (c, cx) = run(json!({"type":"object","properties":{"i":{"allOf":[{"type":"object","propertyNames":{"pattern":"^a"}},{"type":"object","propertyNames":{"pattern":"^b"}}]}}}), true);
         assert_eq!(c.strict, None);
@@ -505,6 +648,98 @@ mod tests {
         assert_eq!(s["additionalProperties"], false);
         assert!(s["properties"]["n"].get("minimum").is_none());
         assert!(s["properties"]["n"]["description"].as_str().unwrap().contains("minimum: 1"));
+    }
+
+    /// Claude strict decides from what its subset takes (s25e F1): keywords outside it are
+    /// removed and described where a description carries them, each reported; annotations stay.
+    #[test]
+    fn strict_keeps_only_the_claude_subset() {
+        let (c, cx) = run(
+            json!({"type":"object","required":["o","s"],"properties":{
+                "o":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"string"}},"minProperties":1,"maxProperties":1,
+                     "propertyNames":{"pattern":"^[a-z]$"},"dependentRequired":{"x":["y"]},"unevaluatedProperties":false,"unevaluatedItems":false},
+                "s":{"type":"string","contentEncoding":"base64","contentMediaType":"image/png","examples":["aGk="],"x-note":1,"$anchor":"s"}}}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let s = c.schema.unwrap();
+        let o = s["properties"]["o"].as_object().unwrap();
+        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["type", "properties", "additionalProperties", "description"], "{o:?}");
+        assert_eq!(
+            o["description"],
+            "(at least 1 properties) (at most 1 properties) (property names must match ^[a-z]$) (dependentRequired: {\"x\":[\"y\"]})"
+        );
+        let st = s["properties"]["s"].as_object().unwrap();
+        assert_eq!(st["description"], "(contentEncoding: \"base64\") (contentMediaType: \"image/png\")");
+        assert_eq!((st.get("examples"), st.get("x-note"), st.get("$anchor")), (Some(&json!(["aGk="])), Some(&json!(1)), None));
+        let said: Vec<(&str, &str)> = cx.changes.iter().filter(|d| d.rule == "anthropic/strict-keyword").map(|d| (d.path.as_str(), d.message.split('`').nth(1).unwrap())).collect();
+        assert_eq!(
+            said,
+            [
+                ("/properties/o", "minProperties"),
+                ("/properties/o", "maxProperties"),
+                ("/properties/o", "propertyNames"),
+                ("/properties/o", "dependentRequired"),
+                ("/properties/o", "unevaluatedProperties"),
+                ("/properties/o", "unevaluatedItems"),
+                ("/properties/s", "contentEncoding"),
+                ("/properties/s", "contentMediaType"),
+                ("/properties/s", "$anchor"),
+            ]
+        );
+    }
+
+    /// The one `match` of [`claude_key`] agrees with the lists it stands for.
+    #[test]
+    fn claude_key_agrees_with_the_lists() {
+        for k in STRICT_UNSUPPORTED {
+            assert_eq!(claude_key(k), ClaudeKey::Unsupported, "{k}");
+        }
+        for k in STRICT_BLOCKERS.iter().chain(&["oneOf", "nullable", "$schema", "patternProperties"]) {
+            assert_eq!(claude_key(k), ClaudeKey::Handled, "{k}");
+        }
+        for k in ["$id", "$comment", "title", "description", "examples", "example", "default", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "x-a"] {
+            assert!(is_annotation(k));
+            assert_eq!(claude_key(k), ClaudeKey::Annotation, "{k}");
+        }
+        for k in ["type", "properties", "required", "additionalProperties", "items", "anyOf", "allOf", "enum", "const", "format", "pattern", "minItems", "$ref"] {
+            assert_eq!(claude_key(k), ClaudeKey::Kept, "{k}");
+        }
+        for k in ["minProperties", "propertyNames", "dependentRequired", "dependencies", "unevaluatedProperties", "contentEncoding", "$anchor", "x", ""] {
+            assert_eq!(claude_key(k), ClaudeKey::Other, "{k}");
+        }
+    }
+
+    /// Where the SDK's strict transform throws (nothing to hold a value to, an enum of objects)
+    /// and where removing a keyword would change what is valid (a tuple), the tool falls back,
+    /// and the report says why (s25e F1).
+    #[test]
+    fn strict_falls_back_outside_the_claude_subset() {
+        for (a, why) in [
+            (json!({"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"items":false}), "`prefixItems` at /properties/a"),
+            (json!({"enum":[{"k":1},[1,2]]}), "an enum of objects or arrays at /properties/a"),
+            (json!({"const":{"k":1}}), "a const object or array at /properties/a"),
+            (json!({}), "a schema without a type at /properties/a"),
+            (json!({"description":"any JSON"}), "a schema without a type at /properties/a"),
+            (json!(true), "a `true` schema (anything) at /properties/a"),
+            (json!({"type":"array","items":{"description":"any"}}), "a schema without a type at /properties/a/items"),
+            (json!({"anyOf":[{"type":"string"},false]}), "a `false` schema (nothing valid) at /properties/a"),
+            (json!({"$ref":"#/$defs/Missing"}), "a schema without a type at /properties/a"),
+            (json!({"$dynamicRef":"#node"}), "`$dynamicRef` at /properties/a"),
+            (json!({"type":"array","items":{"$recursiveRef":"#"}}), "`$recursiveRef` at /properties/a/items"),
+        ] {
+            let (c, cx) = run(json!({"type":"object","properties":{"a":a.clone()},"required":["a"]}), true);
+            assert_eq!(c.strict, None, "{a}");
+            let fallback: Vec<&str> = cx.problems.iter().filter(|d| d.rule == "anthropic/strict-fallback").map(|d| d.message.as_str()).collect();
+            assert!(fallback.len() == 1 && fallback[0].contains(why), "{a}: {fallback:?}");
+        }
+        // Primitive values, and a branch that only requires a declared property, are strict.
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"e":{"enum":["a",1,null,true]},"c":{"const":2},"p":{"type":"string"}},"anyOf":[{"required":["p"]},{"required":["e"]}]}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
     }
 
     #[test]
@@ -540,7 +775,7 @@ mod tests {
             assert!(cx.problems.iter().any(|d| d.rule == "anthropic/strict-fallback" && d.message.contains("/properties/s")), "{schema}: {:?}", cx.problems);
         }
         // Branches that only require declared properties fit: strict.
-        let (c, _) = run(json!({"type":"object","properties":{"s":{"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}}}), true);
+        let (c, _) = run(json!({"type":"object","properties":{"s":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}}}), true);
         assert_eq!(c.strict, Some(true));
         assert_eq!(c.schema.unwrap()["properties"]["s"]["additionalProperties"], false);
     }

@@ -151,8 +151,14 @@ pub mod rules {
     // ---- Anthropic strict (tools sent with strict: true) ----
     /// Every object needs `additionalProperties: false` (§1.3 strict).
     pub const ANTHROPIC_STRICT_ADDITIONAL_PROPERTIES: &str = "anthropic-strict/additional-properties";
-    /// minimum/maximum/exclusive*/multipleOf/minLength/maxLength/maxItems (§1.3 strict).
+    /// A keyword outside the strict subset: minimum/maximum/exclusive*/multipleOf/minLength/
+    /// maxLength/maxItems, and every other one the subset does not list (§1.3 strict; the
+    /// Anthropic SDK's `transformJSONSchema` keeps only the subset).
     pub const ANTHROPIC_STRICT_UNSUPPORTED_KEYWORD: &str = "anthropic-strict/unsupported-keyword";
+    /// A property, items or `anyOf` branch with nothing but annotations (`{}`, a description:
+    /// no type), a `true` subschema, or an `enum`/`const` of objects or arrays: the SDK's strict
+    /// transform throws for each (§1.3 strict "enum (primitives only)").
+    pub const ANTHROPIC_STRICT_UNTYPED: &str = "anthropic-strict/untyped";
     /// `minItems` other than 0 or 1 (§1.3 strict).
     pub const ANTHROPIC_STRICT_MIN_ITEMS: &str = "anthropic-strict/min-items";
     /// `format` outside the strict allow-list (§1.3 strict).
@@ -1174,6 +1180,17 @@ fn check_property_keys(root: &Map<String, Value>, rule: &str, label: &str, sink:
 }
 
 /// §1.3 strict: formats the grammar compiler accepts.
+/// The keywords of Claude's strict subset (§1.3 strict), annotations included.
+const ANTHROPIC_STRICT_KEYWORDS: &[&str] = &[
+    "type", "properties", "required", "additionalProperties", "items", "anyOf", "allOf", "enum", "const", "format", "pattern",
+    "minItems", "$ref", "$defs", "definitions", "title", "description", "default", "examples", "example", "$id", "$comment",
+    "deprecated", "readOnly", "writeOnly",
+];
+
+/// Keywords that constrain nothing: a schema of only these takes any value.
+const ANTHROPIC_STRICT_ANNOTATIONS: &[&str] =
+    &["title", "description", "default", "examples", "example", "$id", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions"];
+
 const ANTHROPIC_STRICT_FORMATS: &[&str] = &["date-time", "date", "time", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
 
 /// Request-wide counters for the Anthropic strict limits (§1.3).
@@ -1198,15 +1215,27 @@ impl AnthropicTotals {
 
 fn check_anthropic_strict(root: &Value, nodes: &[Node<'_>], label: &str, sink: &mut Sink, totals: &mut AnthropicTotals) {
     for node in nodes {
+        if node.value == &Value::Bool(true) {
+            sink.push(label, &node.path, ANTHROPIC_STRICT_UNTYPED, "a `true` schema (any value)");
+        }
         let Some(obj) = node.obj() else { continue };
 
         if is_object_node(obj) && obj.get("additionalProperties") != Some(&Value::Bool(false)) {
             sink.push(label, &node.path, ANTHROPIC_STRICT_ADDITIONAL_PROPERTIES, "object must set `additionalProperties: false`");
         }
-        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems"] {
-            if obj.contains_key(key) {
+        for key in obj.keys() {
+            if !ANTHROPIC_STRICT_KEYWORDS.contains(&key.as_str()) && !key.starts_with("x-") {
                 sink.push(label, &node.path, ANTHROPIC_STRICT_UNSUPPORTED_KEYWORD, format!("`{key}` is not supported in strict mode"));
             }
+        }
+        let complex = |v: &Value| v.is_object() || v.is_array();
+        if obj.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(complex)) || obj.get("const").is_some_and(complex) {
+            sink.push(label, &node.path, ANTHROPIC_STRICT_UNTYPED, "`enum`/`const` of objects or arrays (strict mode takes primitives)");
+        }
+        // A property, the items or an `anyOf` branch (an `allOf` branch so chooses nothing).
+        let typed_slot = matches!(node.via, Via::Property | Via::Items | Via::AnyOf);
+        if typed_slot && obj.keys().all(|k| ANTHROPIC_STRICT_ANNOTATIONS.contains(&k.as_str()) || k.starts_with("x-")) {
+            sink.push(label, &node.path, ANTHROPIC_STRICT_UNTYPED, "a schema without a type (any value)");
         }
         if is_object_node(obj) && obj.get("additionalProperties") == Some(&Value::Bool(false)) {
             if let Some(why) = closed_branch_conflict(obj, &property_names(obj), 0) {
