@@ -241,7 +241,8 @@ export interface ConvertOptions extends NamingOptions {
   /**
    * Request strict mode (OpenAI, OpenAI Responses, Anthropic, Bedrock); falls back per tool and reports why. Every
    * object is closed: one open to undeclared properties by omission is a `…/strict-close` change; an open map
-   * (`additionalProperties: true` or a schema, which means its undeclared properties) falls back. Keywords outside
+   * (`additionalProperties: true` or a schema, which means its undeclared properties, or `unevaluatedProperties` so
+   * without an `additionalProperties`) falls back. Keywords outside
    * the strict subset are removed and described (`…/strict-keyword`); a schema that needs one to keep its meaning,
    * or that has a part with no type (`{}`, `true`, a `$ref` that leads nowhere; for Claude also an `enum` of objects
    * or arrays, a tuple), falls back. Bedrock's is Claude's (`toolSpec.strict`, Claude's subset and limits): not every model on Bedrock takes

@@ -565,6 +565,10 @@ fn fold<'n>(o: &mut Map<'n, Val<'n, '_>>, key: &str, removed: Val, arena: &'n Bu
         // The note would quote subschemas as the non-strict path left them.
         return Err(Stop::General);
     }
+    // `unevaluatedProperties: true` may leave an object open (`openai::open_by_unevaluated`).
+    if key == "unevaluatedProperties" && matches!(value, Node::Bool(true)) {
+        return Err(Stop::General);
+    }
     if let Some(hint) = keyword_hint(key, &value.to_value()) {
         append_note(o, &hint, arena);
     }

@@ -12,7 +12,8 @@
 //! Strict steps (strict tool use, when `strict` is asked for), on the renamed schema:
 //! 4. `$ref`s inlined; a recursive schema falls back to non-strict, and so does one whose strict
 //!    form would exceed `limits` (nesting or nodes, its references inlined).
-//! 5. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
+//! 5. Every object gets `additionalProperties: false` (an open map, by `additionalProperties` or
+//!    `unevaluatedProperties`, falls back to non-strict).
 //! 6. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it;
 //!    an `allOf` with object branches merged into one object (closed once, not branch by branch).
 //!    OpenAPI's `nullable: true` written as a `null` type (strict mode reads JSON Schema only).
@@ -320,6 +321,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         match obj.find("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
             Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
+        }
+        if let Some(reason) = crate::providers::openai::open_by_unevaluated(obj, cx.path()) {
+            return Ok(Err(reason));
         }
         if obj.has("patternProperties") {
             return Ok(Err(format!("patternProperties at {}", display_path(cx.path()))));

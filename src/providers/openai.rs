@@ -114,6 +114,18 @@ pub(crate) fn free_form_object(obj: &JsonObject, at: &str) -> Option<String> {
     Some(format!("an object that declares no properties, any allowed, at {at}"))
 }
 
+/// Why an object node left open by `unevaluatedProperties` (`true`, or a schema for its
+/// undeclared properties) cannot be closed, if it is so left: it means those properties as an
+/// open map written `additionalProperties` does, and falls back as that does. Beside an
+/// `additionalProperties` (which evaluates every property) it says nothing.
+pub(crate) fn open_by_unevaluated(obj: &JsonObject, at: &str) -> Option<String> {
+    match obj.find("unevaluatedProperties") {
+        None | Some(Value::Bool(false)) => None,
+        Some(_) if obj.has("additionalProperties") || !crate::schema::lower::is_object_node(obj) => None,
+        Some(_) => Some(format!("an open map (unevaluatedProperties) at {}", display_path(at))),
+    }
+}
+
 /// Closes an object node for strict mode (`additionalProperties: false`), recording the change
 /// under `rule` where it was open by omission (properties it does not declare were allowed, and
 /// are no longer). One that says `additionalProperties: true` never comes here: it means its
@@ -560,6 +572,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         None | Some(Value::Bool(false)) => {}
         Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
     }
+    if let Some(reason) = open_by_unevaluated(obj, cx.path()) {
+        return Ok(Err(reason));
+    }
     if let Err(reason) = distribute_into_branches(obj, cx) {
         return Ok(Err(reason));
     }
@@ -937,6 +952,35 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { strict, ..SchemaOptions::default() };
         (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    /// An object open through `unevaluatedProperties` (`true`, or a schema for the undeclared
+    /// properties) falls back as one open through `additionalProperties` does, in both strict
+    /// modes and on both paths, where it was closed and "allowed by omission" was said (s25e F3).
+    #[test]
+    fn strict_falls_back_for_maps_open_by_unevaluated_properties() {
+        use crate::convert::{convert, convert_json, ConvertOptions};
+        use crate::providers::Provider;
+        let labels = |open: Value| json!({"type":"object","properties":{"labels":{"type":"object","properties":{"env":{"type":"string"}},"unevaluatedProperties":open}},"required":["labels"]});
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock] {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = true;
+            for open in [json!({"type":"string"}), json!(true)] {
+                let tools = json!([{"name":"t","inputSchema":labels(open.clone())}]);
+                let conv = convert(tools.clone(), provider, &opts).unwrap();
+                let r = &conv.report.tools[0];
+                assert!(r.problems.iter().any(|d| d.rule.ends_with("/strict-fallback") && d.message.contains("an open map (unevaluatedProperties) at /properties/labels")), "{provider:?} {open}: {r:?}");
+                assert!(!r.changes.iter().any(|d| d.rule.ends_with("/strict-close")), "{provider:?} {open}: {r:?}");
+                assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), conv.tools.to_string(), "{provider:?} {open}");
+            }
+            // Closed beside it, or `false`: nothing left open, strict.
+            for schema in [labels(json!(false)), json!({"type":"object","properties":{"m":{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false,"unevaluatedProperties":true}}})] {
+                let tools = json!([{"name":"t","inputSchema":schema.clone()}]);
+                let conv = convert(tools.clone(), provider, &opts).unwrap();
+                assert!(!conv.report.tools[0].problems.iter().any(|d| d.rule.ends_with("/strict-fallback")), "{provider:?} {schema}: {:?}", conv.report.tools[0]);
+                assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), conv.tools.to_string(), "{provider:?} {schema}");
+            }
+        }
     }
 
     /// The limits count what is sent: an optional property's enum with the `null` that makes it
