@@ -31,7 +31,9 @@
 //!    `unevaluatedItems` is read as its `items` where the tuple is all the other keywords
 //!    evaluate (`schema::evaluated`); a closed tuple has at most as many items as it lists
 //!    (`gemini/closed-tuple`: Gemini has no tuples), and where what it closes depends on the
-//!    array (`contains`, differing branches) the loss is reported (`gemini/closed-tuple`).
+//!    array (`contains`, differing branches) the loss is reported (`gemini/closed-tuple`). A
+//!    tuple's `items` is `anyOf` its positions' schemas; arguments are mapped back position by
+//!    position, each by its own schema's plan (`ArgPlan::prefix_items`).
 //! 8. Enums: every value as a string, the node typed `string`; a `null` among them makes the
 //!    node `nullable`; values that were not strings are remembered so `prepareArguments` turns
 //!    `"16"` back into `16`.
@@ -672,34 +674,61 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 out.insert(key, value);
             }
             "items" if ty == "array" => {
+                // A tuple's leading items and the rest's schema, each mapped back by its own plan.
+                let mut parts: Option<(usize, Vec<Value>)> = None;
                 let item = match (value, &prefix) {
                     (Value::Array(mut tuple), _) => {
                         hints.0.push(format!("leading items: {}", crate::schema::short_json(&Value::Array(tuple.clone()))));
+                        let leading = tuple.len();
                         match additional.clone() {
                             Some(Value::Bool(false)) => closed_at = Some(tuple.len()),
                             Some(rest @ (Value::Object(_) | Value::Bool(true))) => tuple.push(rest),
                             _ => {}
                         }
+                        parts = Some((leading, tuple.clone()));
                         crate::model::object([("anyOf", Value::Array(tuple))])
                     }
                     (Value::Bool(false), Some(leading)) => {
                         closed_at = Some(leading.len());
+                        parts = Some((leading.len(), leading.clone()));
                         crate::model::object([("anyOf", Value::Array(leading.clone()))])
                     }
                     (rest, Some(leading)) => {
                         let mut branches = leading.clone();
                         branches.push(rest);
+                        parts = Some((leading.len(), branches.clone()));
                         crate::model::object([("anyOf", Value::Array(branches))])
                     }
                     (other, None) => other,
                 };
+                let problems_before = cx.problems.len();
                 match cx.at("items", |cx| lower(item, cx, vertex))? {
-                    Lowered::Schema(s, p) => {
-                        if !p.is_empty() {
-                            plan.items = Some(Box::new(p));
+                    Lowered::Schema(s, p) => match parts {
+                        Some((leading, schemas)) if !p.is_empty() => {
+                            let (prefix_items, rest) = tuple_plans(leading, schemas, cx, vertex)?;
+                            plan.prefix_items = prefix_items;
+                            plan.items = rest.filter(|r| !r.is_empty()).map(Box::new);
+                            out.put("items", s);
+                            // Each position maps back by its own schema: the leading items'
+                            // values no longer collide (a collision within one of them is
+                            // said deeper, at its own path).
+                            let items_path = format!("{}/items", cx.path());
+                            let mut i = problems_before;
+                            while i < cx.problems.len() {
+                                if cx.problems[i].rule == "gemini/enum-collision" && cx.problems[i].path == items_path {
+                                    cx.problems.remove(i);
+                                } else {
+                                    i += 1;
+                                }
+                            }
                         }
-                        out.put("items", s);
-                    }
+                        _ => {
+                            if !p.is_empty() {
+                                plan.items = Some(Box::new(p));
+                            }
+                            out.put("items", s);
+                        }
+                    },
                     Lowered::Never => {
                         out.put("maxItems", Value::from(0));
                         out.put("items", object([("type", string("string"))]));
@@ -1252,6 +1281,24 @@ fn lower_any_of(
     Ok(Lowered::Schema(Value::Object(shared), plan))
 }
 
+/// The argument plans of a tuple's parts, lowered one by one (what they report is said where the
+/// tuple's `items` is lowered): one per leading item (`leading` of `schemas`), then the rest's,
+/// if `schemas` has one.
+fn tuple_plans(leading: usize, schemas: Vec<Value>, cx: &mut Cx, vertex: bool) -> Result<(Vec<ArgPlan>, Option<ArgPlan>)> {
+    let before = (cx.changes.len(), cx.problems.len());
+    let mut plans = Vec::with_capacity(schemas.len());
+    for schema in schemas {
+        plans.push(match cx.at("items", |cx| lower(schema, cx, vertex))? {
+            Lowered::Schema(_, p) => p,
+            Lowered::Never => ArgPlan::default(),
+        });
+    }
+    cx.changes.truncate(before.0);
+    cx.problems.truncate(before.1);
+    let rest = (plans.len() > leading).then(|| plans.pop()).flatten();
+    Ok((plans, rest))
+}
+
 /// A branch's enum values written as strings (1 → "1"), at its own level or in its properties
 /// and items (or those of a union nested there), that another branch takes as strings at the
 /// same place, where nothing else in the arguments tells the two branches apart
@@ -1715,6 +1762,31 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { gemini_mode: mode, ..SchemaOptions::default() };
         (compile(root, &opts, vertex, &mut cx).unwrap(), cx)
+    }
+
+    /// A tuple folded into one `items` (`anyOf` of its positions) maps each position back by its
+    /// own schema: a string at a string position stays a string though an enum elsewhere in the
+    /// tuple takes it, and the folding's own collision goes unreported (s25e F5).
+    #[test]
+    fn tuple_items_are_mapped_back_by_position() {
+        for vertex in [false, true] {
+            for pair in [
+                json!({"type":"array","prefixItems":[{"type":"integer","enum":[1,2]},{"type":"string"}],"items":false}),
+                json!({"type":"array","items":[{"enum":[1,2]},{"type":"string"}],"additionalItems":false}),
+                json!({"type":"array","prefixItems":[{"type":"integer","enum":[1,2]},{"type":"string"}],"items":{"type":"integer","enum":[7]}}),
+            ] {
+                let (c, cx) = run_mode(json!({"type":"object","properties":{"pair":pair.clone()},"required":["pair"]}), vertex, GeminiMode::Parameters);
+                assert_eq!(c.plan.apply(json!({"pair":["1","2"]})), json!({"pair":[1,"2"]}), "{pair}");
+                assert_eq!(c.plan.apply(json!({"pair":[1,"1"]})), json!({"pair":[1,"1"]}), "{pair}");
+                assert!(!cx.problems.iter().any(|d| d.rule == "gemini/enum-collision"), "{pair}: {:?}", cx.problems);
+                // Through the plan's JSON form (a name map) as well.
+                let read = ArgPlan::read(&c.plan.to_value()).unwrap();
+                assert_eq!(read.apply(json!({"pair":["2","x"]})), json!({"pair":[2,"x"]}), "{pair}");
+            }
+            // The rest's plan holds past the leading items.
+            let (c, _) = run_mode(json!({"type":"object","properties":{"t":{"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"integer","enum":[7]}}}}), vertex, GeminiMode::Parameters);
+            assert_eq!(c.plan.apply(json!({"t":["7","7","7"]})), json!({"t":["7",7,7]}));
+        }
     }
 
     /// An enum of numbers beside a branch of strings: the model's "1" is sent as 1 whichever
