@@ -565,8 +565,9 @@ fn fold<'n>(o: &mut Map<'n, Val<'n, '_>>, key: &str, removed: Val, arena: &'n Bu
         // The note would quote subschemas as the non-strict path left them.
         return Err(Stop::General);
     }
-    // `unevaluatedProperties: true` may leave an object open (`openai::open_by_unevaluated`).
-    if key == "unevaluatedProperties" && matches!(value, Node::Bool(true)) {
+    // `unevaluatedProperties: true` may leave an object open (`openai::open_by_unevaluated`),
+    // and `dependencies` hold schemas (`openai::dependent_schemas`).
+    if (key == "unevaluatedProperties" && matches!(value, Node::Bool(true))) || (key == "dependencies" && matches!(value, Node::Obj(_))) {
         return Err(Stop::General);
     }
     if let Some(hint) = keyword_hint(key, &value.to_value()) {

@@ -312,6 +312,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     if let Some(key) = STRICT_BLOCKERS.iter().find(|k| obj.has(k)) {
         return Ok(Err(format!("`{key}` at {}", display_path(cx.path()))));
     }
+    if let Some(reason) = crate::providers::openai::dependent_schemas(obj, cx.path()) {
+        return Ok(Err(reason));
+    }
     if crate::providers::openai::openapi_nullable(obj) {
         cx.change(rules.keyword, "`nullable: true` (OpenAPI) is not read in strict mode; written as a `null` type");
     }
@@ -692,6 +695,31 @@ mod tests {
                 ("/properties/s", "$anchor"),
             ]
         );
+    }
+
+    /// Draft 7's `dependencies` follows renamed keys as `dependentRequired` and
+    /// `dependentSchemas` do (its names' lists and schemas both), and under strict its schema
+    /// form falls back as `dependentSchemas` does, its lists removed and described (s25e F2).
+    #[test]
+    fn draft7_dependencies_follow_renamed_keys_and_strict() {
+        let schema = json!({"type":"object","properties":{"$top":{"type":"string"},"$skip":{"type":"string"},"q":{"type":"string"}},
+            "dependencies":{"$skip":["q","$top"],"q":{"required":["$top"]}}});
+        let (c, _) = run(schema, false);
+        assert_eq!(c.schema.unwrap()["dependencies"], json!({"dollar_skip":["q","dollar_top"],"q":{"required":["dollar_top"]}}));
+        let (c, cx) = run(json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"dependencies":{"a":{"required":["b"]}}}), true);
+        assert_eq!(c.strict, None);
+        assert!(cx.problems.iter().any(|d| d.rule == "anthropic/strict-fallback" && d.message.contains("`dependencies` with a schema")), "{:?}", cx.problems);
+        let (c, cx) = run(json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"dependencies":{"a":["b"]}}), true);
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        assert!(cx.changes.iter().any(|d| d.rule == "anthropic/strict-keyword" && d.message.starts_with("`dependencies`")), "{:?}", cx.changes);
+        let (c, cx) = {
+            let mut cx = Cx::new(Limits::default());
+            let (root, _) = process_json_schema(&json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"dependencies":{"a":{"required":["b"]}}}), &mut cx);
+            let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
+            (crate::providers::openai::compile(root, &opts, &mut cx).unwrap(), cx)
+        };
+        assert_eq!(c.strict, Some(false));
+        assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback" && d.message.contains("`dependencies` with a schema")), "{:?}", cx.problems);
     }
 
     /// The one `match` of [`claude_key`] agrees with the lists it stands for.

@@ -613,7 +613,8 @@ pub(crate) fn rename_for_note(extra: &mut Value, renamed: &HashMap<String, Strin
 }
 
 /// Renames keys of one object's schema node: `properties`, `required`, `dependentRequired`,
-/// `dependentSchemas`' keys, and the same in its in-place subschemas.
+/// `dependentSchemas`' keys, `dependencies` (draft 7's form of the two), and the same in its
+/// in-place subschemas.
 fn rename_in_object<R: Renamed>(obj: &mut JsonObject, renamed: &R, depth: usize) {
     if depth > 64 {
         return;
@@ -642,6 +643,18 @@ fn rename_in_object<R: Renamed>(obj: &mut JsonObject, renamed: &R, depth: usize)
     }
     if let Some(Value::Object(deps)) = obj.get_mut("dependentSchemas") {
         rename_keys(deps);
+    }
+    // Draft 7's `dependencies`: a name's list as `dependentRequired`, its schema as
+    // `dependentSchemas`.
+    if let Some(Value::Object(deps)) = obj.get_mut("dependencies") {
+        rename_keys(deps);
+        for dep in deps.values_mut() {
+            match dep {
+                Value::Array(names) => rename_names(names),
+                Value::Object(sub) => rename_in_object(sub, renamed, depth + 1),
+                _ => {}
+            }
+        }
     }
     for key in IN_PLACE {
         match obj.get_mut(*key) {

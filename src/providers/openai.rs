@@ -114,6 +114,14 @@ pub(crate) fn free_form_object(obj: &JsonObject, at: &str) -> Option<String> {
     Some(format!("an object that declares no properties, any allowed, at {at}"))
 }
 
+/// Why draft 7's `dependencies` cannot be removed and described, if it cannot: a name's value
+/// that is a schema is `dependentSchemas` (a strict blocker: it applies a schema when a property
+/// is there); lists of names alone are `dependentRequired`, described.
+pub(crate) fn dependent_schemas(obj: &JsonObject, at: &str) -> Option<String> {
+    let deps = obj.find("dependencies")?.as_object()?;
+    deps.values().any(|d| !d.is_array()).then(|| format!("`dependencies` with a schema (`dependentSchemas`) at {}", display_path(at)))
+}
+
 /// Why an object node left open by `unevaluatedProperties` (`true`, or a schema for its
 /// undeclared properties) cannot be closed, if it is so left: it means those properties as an
 /// open map written `additionalProperties` does, and falls back as that does. Beside an
@@ -564,6 +572,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         if obj.has(key) {
             return Ok(Err(format!("`{key}` at {}", display_path(cx.path()))));
         }
+    }
+    if let Some(reason) = dependent_schemas(obj, cx.path()) {
+        return Ok(Err(reason));
     }
     // Open maps cannot be strict: additionalProperties must be false everywhere. An object open
     // by omission is closed below (and said); one that says `true` means its undeclared
