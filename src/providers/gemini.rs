@@ -320,8 +320,11 @@ fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
             cx.leave();
             r
         }
-        // `true` accepts any value.
-        Value::Bool(true) => Ok(Lowered::Schema(any_value(vertex), ArgPlan::default())),
+        // `true` accepts any value, as `{}` does (and is said as that is).
+        Value::Bool(true) => {
+            cx.change("gemini/any", "schema `true` (any value): any of string, number, boolean, object, array, or null");
+            Ok(Lowered::Schema(any_value(vertex), ArgPlan::default()))
+        }
         // What is no schema (`properties: {type: "object"}`) is taken as any value, as the
         // other providers' `fix_structure` takes it, and said so.
         other => {
@@ -622,9 +625,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     if ty == "object"
         && !cx.path().is_empty()
         && o.find("properties").and_then(Value::as_object).is_none_or(Map::is_empty)
-        && (o.has("patternProperties") || o.find("additionalProperties").is_some_and(|a| *a != Value::Bool(false)))
     {
-        cx.problem("gemini/open-map", "an open map (additionalProperties or patternProperties, no declared property) cannot be said in Gemini's `parameters`: the model can give it no key (parametersJsonSchema keeps it)");
+        if o.has("patternProperties") || o.find("additionalProperties").is_some_and(|a| *a != Value::Bool(false)) {
+            cx.problem("gemini/open-map", "an open map (additionalProperties or patternProperties, no declared property) cannot be said in Gemini's `parameters`: the model can give it no key (parametersJsonSchema keeps it)");
+        } else if !o.has("additionalProperties") && o.find("unevaluatedProperties").is_some_and(|a| *a != Value::Bool(false)) {
+            cx.problem("gemini/open-map", "an open map (unevaluatedProperties, no declared property) cannot be said in Gemini's `parameters`: the model can give it no key (parametersJsonSchema keeps it)");
+        }
     }
     // A required property the object does not declare but takes: declared (any value), or the
     // model, which gives declared properties only, could never give it.
@@ -1762,6 +1768,24 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { gemini_mode: mode, ..SchemaOptions::default() };
         (compile(root, &opts, vertex, &mut cx).unwrap(), cx)
+    }
+
+    /// `true` is rewritten as `{}` is, and said as that is; an open map spelt
+    /// `unevaluatedProperties` is the `gemini/open-map` problem one spelt
+    /// `additionalProperties` is (s25e F6, F7).
+    #[test]
+    fn true_and_unevaluated_open_maps_are_reported() {
+        for vertex in [false, true] {
+            let (_, cx) = run_mode(json!({"type":"object","properties":{"a":true,"b":{"type":"array","items":true},"c":{"anyOf":[true,{"type":"string"}]},"d":{}}}), vertex, GeminiMode::Parameters);
+            let any: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "gemini/any").map(|d| d.path.as_str()).collect();
+            assert_eq!(any, ["/properties/a", "/properties/b/items", "/properties/c/anyOf/0", "/properties/d"], "{:?}", cx.changes);
+            for open in ["additionalProperties", "unevaluatedProperties"] {
+                let (_, cx) = run_mode(json!({"type":"object","properties":{"m":{"type":"object",open:{"type":"integer"}}}}), vertex, GeminiMode::Parameters);
+                assert!(cx.problems.iter().any(|d| d.rule == "gemini/open-map" && d.path == "/properties/m"), "{open}: {:?}", cx.problems);
+            }
+            let (_, cx) = run_mode(json!({"type":"object","properties":{"m":{"type":"object","additionalProperties":false,"unevaluatedProperties":true}}}), vertex, GeminiMode::Parameters);
+            assert!(!cx.problems.iter().any(|d| d.rule == "gemini/open-map"), "{:?}", cx.problems);
+        }
     }
 
     /// A tuple folded into one `items` (`anyOf` of its positions) maps each position back by its
