@@ -905,9 +905,12 @@ pub(crate) fn prepare_with<'a>(
         // Draft 3 to 7 ignore the keywords beside a `$ref`, which stay constraints: the general
         // path reports each place (`schema::report_ref_siblings`).
         let ignored_siblings = refs && schema.is_some_and(|s| ignores_ref_siblings(s) && has_ref_siblings(s, 0));
+        // References by `$id`, or within an embedded resource, are rewritten by the general
+        // path (`schema::refs::resolve_ids`).
+        let by_id = refs && schema.is_some_and(|s| uses_ids(s, 0));
         // Draft 3's own keywords are rewritten by the general path (`schema::rewrite_draft3`).
         let draft3 = schema.is_some_and(|s| declares_draft_3(s) && has_draft3_keyword(s, 0));
-        if let Some(schema) = schema.filter(|_| !ignored_siblings && !draft3) {
+        if let Some(schema) = schema.filter(|_| !ignored_siblings && !draft3 && !by_id) {
             let node = *schema;
             // Without plans (the JSON API), a subschema the general lowering gives one (an
             // enum of numbers, written as strings) is lowered here like any other.
@@ -1012,6 +1015,21 @@ fn has_ref_siblings(node: &Node, depth: usize) -> bool {
         (Keyword::Single | Keyword::Items, s) => has_ref_siblings(s, depth + 1),
         _ => false,
     })
+}
+
+/// Whether a schema with references may name one by `$id` or hold an embedded resource (an
+/// `$id` below the root), which `schema::refs::resolve_ids` rewrites: any `$id` text below the
+/// root, any `$ref` outside `#` (a property so named counts too: the general path decides).
+fn uses_ids(node: &Node, depth: usize) -> bool {
+    match node {
+        Node::Obj(entries) => entries.iter().any(|(k, v)| match (k.as_str(), v) {
+            ("$id", Node::Str(id)) => depth > 0 && !id.as_str().starts_with('#'),
+            ("$ref", Node::Str(r)) => !r.as_str().starts_with('#'),
+            _ => depth < 256 && uses_ids(v, depth + 1),
+        }),
+        Node::Arr(items) => depth < 256 && items.iter().any(|v| uses_ids(v, depth + 1)),
+        _ => false,
+    }
 }
 
 /// The strict rewrite of a schema `is_clean` accepted, for [`prepare`] (a function of its own,

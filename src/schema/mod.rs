@@ -358,6 +358,14 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
             report_ref_siblings(&obj, cx, 0).ok();
         }
     }
+    {
+        // References by `$id`, and within embedded resources, written as pointers from the root.
+        let mut root = Value::Object(std::mem::take(&mut obj));
+        crate::schema::refs::resolve_ids(&mut root, cx);
+        if let Value::Object(o) = root {
+            obj = o;
+        }
+    }
     resolve_root_ref(&mut obj, cx);
     normalize_type(&mut obj, cx);
     let shape = match root_kind(&obj) {

@@ -1170,6 +1170,207 @@ pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
     walk(root, root, &mut Anchors::default(), &mut Chains::default(), cx, 0);
 }
 
+/// Resolves references by `$id` within the document (JSON Schema 2020-12 §8.2.1, `$id` sets the
+/// base URI; §8.2.3.1, a `$ref` is resolved against the base in effect; §9.2, embedded resources
+/// are part of the document), so that the rest of the crate, which reads `#` pointers from the
+/// root, follows them: a reference to an `$id` of the document (`urn:example:color`,
+/// `color.json` under the root's base, the root's own URI) is written as the pointer of that
+/// schema, and a `#` reference inside an embedded resource (one with its own `$id`) as the
+/// pointer from the root of what it names in that resource. The embedded resources' `$id`s then
+/// go, as the references into them and within them no longer need them (left, a `#/…` from the
+/// root would be read against them). Each rewrite is a change. A schema with no embedded `$id`
+/// and no reference outside `#` is left as it is (one look through it).
+pub(crate) fn resolve_ids(root: &mut Value, cx: &mut Cx) {
+    #[derive(Default)]
+    struct Found {
+        embedded_id: bool,
+        reference: bool,
+        by_uri: bool,
+    }
+    fn scan(node: &Value, at_root: bool, found: &mut Found, depth: usize) {
+        let Value::Object(o) = node else { return };
+        if depth > 256 {
+            return;
+        }
+        if !at_root && o.find("$id").and_then(Value::as_str).is_some_and(|id| !id.starts_with('#')) {
+            found.embedded_id = true;
+        }
+        if let Some(Value::String(r)) = o.find("$ref") {
+            found.reference = true;
+            found.by_uri |= !r.starts_with('#');
+        }
+        for (key, value) in o {
+            match slot(key, value) {
+                Slot::Map => value.as_object().into_iter().flat_map(|m| m.values()).for_each(|v| scan(v, false, found, depth + 1)),
+                Slot::Single => scan(value, false, found, depth + 1),
+                Slot::Array => value.as_array().into_iter().flatten().for_each(|v| scan(v, false, found, depth + 1)),
+                Slot::None => {}
+            }
+        }
+    }
+    let mut found = Found::default();
+    scan(root, true, &mut found, 0);
+    if !(found.by_uri || (found.embedded_id && found.reference)) {
+        return;
+    }
+    let root_base = root.get("$id").and_then(Value::as_str).map(|id| without_fragment(id).to_owned()).unwrap_or_default();
+    let mut index = HashMap::new();
+    if !root_base.is_empty() {
+        index.insert(root_base.clone(), String::new());
+    }
+    index_ids(root, &root_base, &mut String::new(), &mut index, 0);
+    let mut at = String::new();
+    rewrite_ids(root, &root_base, None, &mut at, &index, cx, 0);
+}
+
+/// A URI without its fragment.
+fn without_fragment(uri: &str) -> &str {
+    uri.split('#').next().unwrap_or_default()
+}
+
+/// `reference` resolved against `base` (RFC 3986 §5.2, for the forms schemas use: an absolute
+/// URI or URN, a path from the authority's root, a path relative to the base's last segment).
+fn resolve_uri(base: &str, reference: &str) -> String {
+    let scheme = reference.split_once(':').is_some_and(|(s, _)| !s.is_empty() && !s.contains('/') && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b)));
+    if scheme || base.is_empty() || reference.is_empty() {
+        return if reference.is_empty() { base.to_owned() } else { reference.to_owned() };
+    }
+    if let Some(path) = reference.strip_prefix('/') {
+        let authority_end = base.find("://").map_or(0, |i| base[i + 3..].find('/').map_or(base.len(), |j| i + 3 + j));
+        return format!("{}/{path}", &base[..authority_end]);
+    }
+    match base.rfind('/') {
+        Some(i) => format!("{}{reference}", &base[..=i]),
+        None => reference.to_owned(),
+    }
+}
+
+/// Each embedded resource's URI (resolved, and as written) with its pointer from the root.
+fn index_ids(node: &Value, base: &str, at: &mut String, index: &mut HashMap<String, String>, depth: usize) {
+    let Value::Object(o) = node else { return };
+    if depth > 256 {
+        return;
+    }
+    let mut own = None;
+    if depth > 0 {
+        if let Some(id) = o.find("$id").and_then(Value::as_str).filter(|id| !id.starts_with('#')) {
+            let resolved = resolve_uri(base, without_fragment(id));
+            index.entry(resolved.clone()).or_insert_with(|| at.clone());
+            index.entry(without_fragment(id).to_owned()).or_insert_with(|| at.clone());
+            own = Some(resolved);
+        }
+    }
+    let base = own.as_deref().unwrap_or(base);
+    let len = at.len();
+    for (key, value) in o {
+        crate::text::push_pointer_token(at, key);
+        match slot(key, value) {
+            Slot::Map => {
+                for (name, sub) in value.as_object().into_iter().flatten() {
+                    let inner = at.len();
+                    crate::text::push_pointer_token(at, name);
+                    index_ids(sub, base, at, index, depth + 1);
+                    at.truncate(inner);
+                }
+            }
+            Slot::Single => index_ids(value, base, at, index, depth + 1),
+            Slot::Array => {
+                for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                    let inner = at.len();
+                    crate::text::push_pointer_token(at, &i.to_string());
+                    index_ids(sub, base, at, index, depth + 1);
+                    at.truncate(inner);
+                }
+            }
+            Slot::None => {}
+        }
+        at.truncate(len);
+    }
+}
+
+/// Rewrites the references under `node` (at pointer `at`) as [`resolve_ids`] says; `resource`:
+/// the `$id` and pointer of the embedded resource `node` is in, if any.
+fn rewrite_ids(node: &mut Value, base: &str, resource: Option<(&str, &str)>, at: &mut String, index: &HashMap<String, String>, cx: &mut Cx, depth: usize) {
+    let Value::Object(o) = node else { return };
+    if depth > 256 {
+        return;
+    }
+    let mut own: Option<(String, String)> = None;
+    if depth > 0 {
+        if let Some(id) = o.find("$id").and_then(Value::as_str).filter(|id| !id.starts_with('#')).map(str::to_owned) {
+            o.remove("$id");
+            cx.change("refs/embedded-id", format!("`$id` \"{id}\" of an embedded schema removed: references to it and within it are written from the document's root"));
+            own = Some((resolve_uri(base, without_fragment(&id)), id));
+        }
+    }
+    let here = at.clone();
+    let (base, resource) = match &own {
+        Some((resolved, id)) => (resolved.as_str(), Some((id.as_str(), here.as_str()))),
+        None => (base, resource),
+    };
+    if let Some(Value::String(r)) = o.get_mut("$ref") {
+        let written = match r.strip_prefix('#') {
+            // Inside an embedded resource, a fragment is of that resource.
+            Some(fragment) => match resource {
+                Some((_, from)) if fragment.is_empty() || fragment.starts_with('/') => Some(format!("#{from}{fragment}")),
+                _ => None,
+            },
+            None => {
+                let (uri, fragment) = r.split_once('#').unwrap_or((r.as_str(), ""));
+                let target = index.get(&resolve_uri(base, uri)).or_else(|| index.get(uri));
+                target.map(|to| match fragment {
+                    f if f.is_empty() || f.starts_with('/') => format!("#{to}{f}"),
+                    anchor => format!("#{anchor}"),
+                })
+            }
+        };
+        if let Some(new) = written.filter(|new| new != r) {
+            let message = match resource {
+                Some((id, _)) if r.starts_with('#') => format!("$ref \"{r}\" is of the embedded schema `$id` \"{id}\" it is in: written as \"{new}\", from the document's root"),
+                _ => format!("$ref \"{r}\" names a schema of this document by its `$id`: written as \"{new}\""),
+            };
+            cx.change("refs/id-resolved", message);
+            *r = new;
+        }
+    }
+    let len = at.len();
+    for (key, value) in o.iter_mut() {
+        crate::text::push_pointer_token(at, key);
+        let kind = slot(key, value);
+        let _ = cx.at(key, |cx| {
+            match (kind, value) {
+                (Slot::Map, Value::Object(map)) => {
+                    for (name, sub) in map.iter_mut() {
+                        let inner = at.len();
+                        crate::text::push_pointer_token(at, name);
+                        cx.at(name, |cx| {
+                            rewrite_ids(sub, base, resource, at, index, cx, depth + 1);
+                            Ok(())
+                        })?;
+                        at.truncate(inner);
+                    }
+                }
+                (Slot::Single, sub) => rewrite_ids(sub, base, resource, at, index, cx, depth + 1),
+                (Slot::Array, Value::Array(items)) => {
+                    for (i, sub) in items.iter_mut().enumerate() {
+                        let inner = at.len();
+                        let token = i.to_string();
+                        crate::text::push_pointer_token(at, &token);
+                        cx.at(&token, |cx| {
+                            rewrite_ids(sub, base, resource, at, index, cx, depth + 1);
+                            Ok(())
+                        })?;
+                        at.truncate(inner);
+                    }
+                }
+                _ => {}
+            }
+            Ok(())
+        });
+        at.truncate(len);
+    }
+}
+
 /// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped, or `#name`,
 /// the subschema whose `$anchor` is `name`).
 pub(crate) fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
@@ -1312,6 +1513,56 @@ mod tests {
         let mut cx = Cx::new(Limits::default());
         let out = inline_refs(&v, &mut cx).expect("inlines");
         (out, cx)
+    }
+
+    /// References by `$id` resolve in the document, and a `#` pointer inside an embedded
+    /// resource is of that resource, not of the root (s25e F4): the four shapes of the probe,
+    /// through `process_json_schema` (which writes them as pointers) and the inlining.
+    #[test]
+    fn references_follow_ids() {
+        use crate::convert::{convert, convert_json, ConvertOptions};
+        use crate::providers::Provider;
+        let color = json!({"type":"string","enum":["red","green"]});
+        let cases = [
+            json!({"type":"object","$defs":{"Color":{"$id":"urn:example:color","type":"string","enum":["red","green"]}},"properties":{"a":{"$ref":"urn:example:color"}}}),
+            json!({"$id":"https://example.com/tool.json","type":"object","$defs":{"Color":{"$id":"color.json","type":"string","enum":["red","green"]}},"properties":{"a":{"$ref":"color.json"}}}),
+            json!({"$id":"https://example.com/tool.json","type":"object","$defs":{"Color":{"type":"string","enum":["red","green"]}},"properties":{"a":{"$ref":"https://example.com/tool.json#/$defs/Color"}}}),
+            json!({"type":"object","$defs":{"X":{"type":"integer"}},"properties":{"a":{"$id":"urn:example:inner","$defs":{"X":{"type":"string","enum":["red","green"]}},"$ref":"#/$defs/X"}}}),
+        ];
+        for schema in cases {
+            let mut cx = Cx::new(Limits::default());
+            let (root, _) = crate::schema::process_json_schema(&schema, &mut cx);
+            let out = inline_refs(&root, &mut cx).expect("inlines");
+            let a = out["properties"]["a"].as_object().unwrap();
+            assert_eq!((a.get("type"), a.get("enum")), (Some(&color["type"]), Some(&color["enum"])), "{schema}: {out}");
+            assert!(cx.problems.is_empty(), "{schema}: {:?}", cx.problems);
+            assert!(cx.changes.iter().any(|d| d.rule == "refs/id-resolved"), "{schema}: {:?}", cx.changes);
+        }
+        // The JSON API (whose borrowed-tree paths leave such schemas to the general one) gives
+        // the same tools, for every provider.
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","$defs":{"X":{"type":"integer"}},"properties":{
+            "inner":{"$id":"urn:example:inner","$defs":{"X":{"type":"string","enum":["a","b"]}},"type":"object","properties":{"v":{"$ref":"#/$defs/X"}}},
+            "c":{"$ref":"urn:example:inner#/$defs/X"}}}}]);
+        for provider in [Provider::Gemini, Provider::Vertex, Provider::OpenAi, Provider::Anthropic, Provider::Bedrock] {
+            for strict in [false, true] {
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = strict;
+                let conv = convert(tools.clone(), provider, &opts).unwrap();
+                assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), conv.tools.to_string(), "{provider:?} {strict}");
+                let out = conv.tools.to_string();
+                // Kept as references, they point into the resource; inlined, they are its `X`.
+                assert!(!out.contains("\"$ref\":\"#/$defs/X\"") && !out.contains("urn:"), "{provider:?} {strict}: {out}");
+                if matches!(provider, Provider::Gemini | Provider::Vertex) {
+                    assert!(!out.contains("INTEGER"), "{provider:?}: {out}");
+                }
+            }
+        }
+        // A schema without an embedded `$id` or a reference by URI is left as it was.
+        let plain = json!({"$id":"https://example.com/t.json","type":"object","$defs":{"X":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/X"}}});
+        let mut cx = Cx::new(Limits::default());
+        let (root, _) = crate::schema::process_json_schema(&plain, &mut cx);
+        assert_eq!(root["properties"]["a"], json!({"$ref":"#/$defs/X"}));
+        assert!(cx.changes.is_empty(), "{:?}", cx.changes);
     }
 
     #[test]
