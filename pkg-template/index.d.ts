@@ -1523,7 +1523,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * it was. A UTF-16 surrogate pair split between two pieces of streamed arguments (one ending
    * with `\ud83d`, the next starting with `\ude00`, as JSON escapes or as halves alone in the SDK's strings) is joined
    * again, as the SDKs join it; a half alone is U+FFFD, as it is anywhere else. A Promise (`INVALID_INPUT`, "did you
-   * forget await?"), a Map or a Set is refused, not read as `{}`.
+   * forget await?"), a Map or a Set is refused, not read as `{}`; so is the stream itself (an SDK's `Stream` or
+   * `MessageStream`, `res.body`, an async generator: `INVALID_INPUT`): push each of its events
+   * (`for await (const event of stream) acc.push(event)`).
    */
   push(event: object | string | Uint8Array | ArrayBuffer): ToolCall<A>[];
   /**

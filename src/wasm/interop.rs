@@ -252,8 +252,8 @@ pub(crate) fn describe_js(v: &JsValue) -> String {
 }
 
 /// Refuses, as `code_for(what)`, a value `JSON.stringify` would turn into something else without
-/// a word: a Promise (`{}`), a Map or Set (`{}`), bytes (`{"0":…}`), `Headers`, a fetch
-/// `Response`; each with how to pass it.
+/// a word: a Promise (`{}`), a Map or Set (`{}`), a stream or async iterable (`{}`), bytes
+/// (`{"0":…}`), `Headers`, a fetch `Response`; each with how to pass it.
 pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
     if !v.is_object() {
         return Ok(());
@@ -264,6 +264,14 @@ pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
         format!("{what} is a Map, which JSON turns into {{}}: pass a plain object (Object.fromEntries(map))")
     } else if v.is_instance_of::<js_sys::Set>() || v.is_instance_of::<js_sys::WeakSet>() {
         format!("{what} is a Set, which JSON turns into {{}}: pass an array ([...set])")
+    } else if caught::get(v, &js_sys::Symbol::async_iterator()).is_ok_and(|f| f.is_function()) || get(v, "getReader").is_function() {
+        // A stream (an SDK's `Stream`, a `ReadableStream`, an async generator) is never one of
+        // the values it yields: JSON makes it `{}`, which would read as nothing.
+        if what == "stream event" {
+            format!("{what} is a stream, not one of its events: push each event (for await (const event of stream) acc.push(event))")
+        } else {
+            format!("{what} is a stream (an async iterable), not a JSON value: read it and pass what it yields (for await (const x of stream) …)")
+        }
     } else if v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) {
         let class = class_name(v).unwrap_or_else(|| "ArrayBuffer".owned());
         format!("{what} is bytes (a {class}), not a JSON value: decode and parse them first (JSON.parse(new TextDecoder().decode(bytes)))")

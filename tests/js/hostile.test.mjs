@@ -1234,3 +1234,35 @@ test("arguments too deep for their plan to map back are LIMIT_EXCEEDED through t
   map.free();
   stillWorks();
 });
+
+test("ToolCallAccumulator.push refuses the stream itself (async iterable, ReadableStream, SDK Stream) instead of reading {}", () => {
+  const events = [
+    { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "tu1", name: "get_weather", input: {} } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city":"Paris"}' } },
+    { type: "content_block_stop", index: 0 },
+  ];
+  // The SDKs' Stream: an own `controller`, events through Symbol.asyncIterator on its class.
+  class Stream {
+    constructor() {
+      this.controller = new AbortController();
+    }
+    async *[Symbol.asyncIterator]() {
+      yield* events;
+    }
+  }
+  const streams = [
+    ["an async generator", (async function* () { yield* events; })()],
+    ["a ReadableStream", new ReadableStream({ start(c) { for (const e of events) c.enqueue(e); c.close(); } })],
+    ["an SDK Stream", new Stream()],
+    ["a plain async iterable", { [Symbol.asyncIterator]: async function* () { yield* events; } }],
+  ];
+  for (const [label, stream] of streams) {
+    const acc = new tw.ToolCallAccumulator("anthropic");
+    assert.throws(() => acc.push(stream), (e) => e.code === "INVALID_INPUT" && /stream event is a stream.*for await \(const event of stream\) acc\.push\(event\)/.test(e.message), label);
+    // The accumulator is as it was: the events pushed one by one give the call.
+    const calls = [...events.flatMap((e) => acc.push(e)), ...acc.finish()];
+    assert.deepEqual(calls.map((c) => [c.tool, c.arguments]), [["get_weather", { city: "Paris" }]], label);
+  }
+  assert.throws(() => tw.parseToolCalls(new Stream(), "openai"), (e) => e.code === "INVALID_INPUT" && /response is a stream/.test(e.message));
+  stillWorks();
+});
