@@ -1930,7 +1930,7 @@ export interface PermissionPolicyConfig {
   /**
    * Ask instead of allowing tools that may be destructive: those whose annotations say neither `readOnlyHint: true`
    * nor `destructiveHint: false` (MCP's defaults: a tool without annotations may be destructive, so it asks too).
-   * Hints never allow.
+   * A hint that is not a boolean (the string `"false"`) counts as not given, so it asks. Hints never allow.
    */
   askDestructive?: boolean;
 }

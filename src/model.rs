@@ -250,14 +250,11 @@ fn take_string(o: &mut JsonObject, key: &str) -> Option<String> {
     }
 }
 
-/// Takes a boolean field (also `"true"`/`"false"`); anything else stays in `o`.
+/// Takes a boolean field; anything else (the string `"false"` too) stays in `o` and counts as not
+/// given: a hint's default is the safe side (a permission policy asks), where a malformed one read
+/// as what it seems to say would let a call through unasked.
 fn take_bool(o: &mut JsonObject, key: &str) -> Option<bool> {
-    let b = match o.find(key)? {
-        Value::Bool(b) => *b,
-        Value::String(s) if s == "true" => true,
-        Value::String(s) if s == "false" => false,
-        _ => return None,
-    };
+    let Value::Bool(b) = *o.find(key)? else { return None };
     o.remove(key);
     Some(b)
 }

@@ -600,6 +600,21 @@ mod tests {
     }
 
     #[test]
+    fn a_hint_that_is_not_a_boolean_counts_as_not_given() {
+        // `"false"` read as false would let a call through unasked; it asks, as no hint does.
+        let p = Policy::from_value(json!({"allow": ["*"], "askDestructive": true})).unwrap();
+        for hint in [json!({"destructiveHint": "false"}), json!({"readOnlyHint": "true"}), json!({"readOnlyHint": 1}), json!({"destructiveHint": null})] {
+            let a = annotations_given(json!({"name": "t", "annotations": hint.clone()}));
+            assert_eq!(p.check("mcp__s__t", a.as_ref()), Action::Ask, "{hint}");
+        }
+        let a = annotations_given(json!({"name": "t", "annotations": {"destructiveHint": "false", "readOnlyHint": "true"}})).unwrap();
+        assert_eq!((a.destructive_hint, a.read_only_hint), (None, None));
+        // Kept as given, for what reads the annotations back.
+        assert_eq!((a.extra.get("destructiveHint"), a.extra.get("readOnlyHint")), (Some(&json!("false")), Some(&json!("true"))));
+        assert_eq!(p.check("mcp__s__t", annotations_given(json!({"annotations": {"destructiveHint": false}})).as_ref()), Action::Allow);
+    }
+
+    #[test]
     fn precedence_default_and_destructive() {
         let p = Policy::from_value(json!({"allow":["mcp__github__*"],"deny":["mcp__github__delete_repo"],"ask":["*push*"],"askDestructive":true})).unwrap();
         let hints = |read_only: Option<bool>, destructive: Option<bool>| ToolAnnotations { read_only_hint: read_only, destructive_hint: destructive, ..ToolAnnotations::default() };
