@@ -2831,7 +2831,8 @@ export interface McpHubOptions {
   fetch?: FetchLike;
   /**
    * Permission policy checked before every call. Without one every call is allowed (and `confirm` is never
-   * asked); with one, a call no rule matches gets its `defaultAction`: "ask" unless set. The hub knows each
+   * asked); with one, `request(server, "tools/call", …)` is `INVALID_INPUT` (it would go around the policy: call
+   * tools with `callTool`), and a call no rule matches gets its `defaultAction`: "ask" unless set. The hub knows each
    * call's server and tool, and matches every rule against `mcp__<server>__<tool>` with the names as the hub
    * and the server give them (never shortened or hashed), whatever naming the provider sees: `mcp__fs` covers
    * every tool of server `fs`, and a glob such as `mcp__*delete*` every tool whose whole name it matches, under
@@ -3042,7 +3043,8 @@ export class McpHub {
   listen(options?: { onEnd?: (end: McpListenEnd) => void | Promise<unknown> }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
   /**
    * {@link McpClient.request} on one server (`resources/read`, `prompts/get`...), connecting it first if needed.
-   * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`.
+   * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`. With a `policy`, `tools/call`
+   * is `INVALID_INPUT`: the policy judges every call, so call tools with `callTool`.
    */
   request<M extends keyof McpRequestResults>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;

@@ -804,10 +804,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 
     /// Any other request to one server (as [`Client::request_checked`]: `resources/read`,
     /// `prompts/get`...), connecting it first if it is not connected. Errors carry `server`; a
-    /// name the hub does not know is `INVALID_INPUT`.
+    /// name the hub does not know is `INVALID_INPUT`. With a permission policy, `tools/call` is
+    /// `INVALID_INPUT` too, pointing to [`Hub::call_tool`]: the policy judges every call, and a call
+    /// sent by method name would go around it (and around its confirmation).
     pub async fn request(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Value> {
         let sent = async {
             Client::<T, C>::by_name(method)?;
+            if method == "tools/call" && self.policy.is_some() {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    "tools/call is not sent through request() by a hub with a permission policy, which judges every call: call the tool with callTool (its name from tools()), which checks the policy and asks for confirmation".owned(),
+                ));
+            }
             let client = self.named(server)?;
             client.ensure_connected().await?;
             client.request_checked(method, params, &mut opts).await
@@ -1227,6 +1235,22 @@ mod tests {
         // The next map has no fs names at all.
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
         assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().message, "no tool is named \"mcp__fs__read\" in this name map (1 names)");
+    }
+
+    /// A hub with a policy sends no `tools/call` by method name, which would go around the policy;
+    /// one without a policy sends it, as its client does.
+    #[test]
+    fn a_tools_call_request_does_not_go_around_the_policy() {
+        let called = || Reply::Echo(json!({"content": [{"type": "text", "text": "called"}]}));
+        let params = json!({"name": "echo", "arguments": {}});
+        let guarded = hub(vec![("s", vec![called()])], Some(json!({"deny": ["*"]})), None);
+        let e = block_on(guarded.request("s", "tools/call", params.clone(), CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput, "{e}");
+        assert!(e.message.contains("call the tool with callTool"), "{e}");
+        assert_eq!(e.details.unwrap()["server"], "s");
+        let open = hub(vec![("s", vec![called()])], None, None);
+        let result = block_on(open.request("s", "tools/call", params, CallOptions::default())).unwrap();
+        assert_eq!(result["content"][0]["text"], "called");
     }
 
     /// The confirmation is told which server, tool and provider a call is for: under `"bare"`
