@@ -2707,6 +2707,10 @@ export class McpClient {
    * cancelled as `callTool`'s is, by `tasks/cancel` for the task its answer names, never `notifications/cancelled`). `params._meta`, in every revision, must be an object (or `null`: none)
    * without a key the client sets itself (`progressToken`: give `onProgress`; the `io.modelcontextprotocol/*` keys
    * of 2026-07-28): `INVALID_INPUT` (as for `notify()`'s and `listAll()`'s `params`; `options.meta` adds keys).
+   * `params` (as `notify()`'s, `onRequest`'s answers, a tool result given to `toolResultMessage`, and
+   * `clientInfo`/`capabilities`) holding, at any depth, a value JSON would make `{}` or `null` (`NaN`, an invalid
+   * `Date`, a `Set`, an instance of a class whose fields are getters) is refused, `INVALID_INPUT` naming its place,
+   * as `callTool` refuses it in arguments; nothing is sent.
    */
   request<M extends keyof McpRequestResults>(method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;

@@ -49,6 +49,27 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
     parse(&text, "arguments")
 }
 
+/// A value toolwire sends for the caller (a request's or a notification's `params`, an answer
+/// to a server's request, a tool result, `clientInfo`), read as [`from_js`] reads it, but one
+/// holding a value JSON would change without a word ([`changed_by_json`]: `NaN`, an invalid
+/// `Date`, a Set inside, an instance whose fields are getters) is refused as `code_for(what)`,
+/// naming its place, as [`arguments_from_js`] refuses it in a tool call's arguments.
+pub(crate) fn sent_from_js(v: &JsValue, what: &str) -> Result<Value> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    let text = json_text(v, what)?;
+    if text.contains("null") || text.contains("{}") {
+        if text == "{}" && class_name(v).is_some() && !get(v, "toJSON").is_function() {
+            return Err(Error::new(code_for(what), format!("{what} is {}, which JSON makes {{}}: pass a plain object", describe_js(v))));
+        }
+        if let Some((at, got, made)) = changed_by_json(v) {
+            return Err(Error::new(code_for(what), format!("{what}{at} is {got}, which JSON makes {made}: pass a JSON value")));
+        }
+    }
+    parse(&text, what)
+}
+
 /// The first value inside `v` (where it is read as JSON: arrays, and objects without `toJSON`)
 /// that `JSON.stringify` writes as `null` or `{}` though it is neither: `NaN`, `Infinity`, an
 /// invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an Error). Its

@@ -23,7 +23,7 @@ use crate::providers::Provider;
 use crate::wasm::caught;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, name_param, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
+use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, name_param, option_keys, parse_js, refuse_lossy_options, sent_from_js, string_param, to_js};
 
 /// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
 /// when `auto` finds it).
@@ -244,6 +244,10 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
     // uncalled), which the JSON view below would read as not given.
     for key in ["clientInfo", "capabilities", "era", "transport", "logLevel", "validateStructuredContent"] {
         crate::wasm::interop::refuse_left_out(&get(options, key), &format!("options.{key}")).map_err(|m| Error::new(ErrorCode::InvalidOptions, m))?;
+    }
+    // Sent in the handshake as given: a value deep inside that JSON would change is refused.
+    for key in ["clientInfo", "capabilities"] {
+        sent_from_js(&get(options, key), &format!("options.{key}"))?;
     }
     // JSON view of the plain-data options (functions drop out of JSON.stringify; the headers,
     // read above, may be a Headers or a Map, which JSON would make `{}`).
@@ -490,7 +494,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
                     return Err(internal("the client's onRequest returned no result".into()));
                 }
                 // A result is an object (MCP's results all are).
-                match from_js(&value, "the onRequest result").map_err(|e| internal(e.message))? {
+                match sent_from_js(&value, "the onRequest result").map_err(|e| internal(e.message))? {
                     v @ Value::Object(_) => Ok(v),
                     other => Err(internal(format!("the client's onRequest returned {}, not an object", crate::model::json_type(&other)))),
                 }
@@ -807,7 +811,7 @@ fn named_request(method: &JsValue, params: &JsValue, options: &JsValue) -> Resul
 /// [`named_request`] with options whose keys are `known` (a notification's, [`NOTIFY_KEYS`]).
 fn named_request_of(method: &JsValue, params: &JsValue, options: &JsValue, known: &[&str]) -> Result<(String, Value, CallOptions), Error> {
     let method = name_param(method, "method")?;
-    let params = match from_js(params, "params")? {
+    let params = match sent_from_js(params, "params")? {
         v @ (Value::Null | Value::Object(_)) => v,
         _ => return Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
     };

@@ -228,7 +228,7 @@ fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
 /// than the reader takes (`LIMIT_EXCEEDED` for the whole result before) is read without it, and
 /// the structure's JSON, as `JSON.stringify` writes it, is sent as text under a line that says so.
 pub(crate) fn tool_result_param(result: &JsValue, what: &str) -> Result<CallToolResult, Error> {
-    match from_js(result, what) {
+    match crate::wasm::interop::sent_from_js(result, what) {
         Ok(v) => CallToolResult::from_value(v),
         Err(e) if e.code == ErrorCode::LimitExceeded => deep_structure(result, what).unwrap_or(Err(e)),
         Err(e) => Err(e),

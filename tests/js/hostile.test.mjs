@@ -1266,3 +1266,33 @@ test("ToolCallAccumulator.push refuses the stream itself (async iterable, Readab
   assert.throws(() => tw.parseToolCalls(new Stream(), "openai"), (e) => e.code === "INVALID_INPUT" && /response is a stream/.test(e.message));
   stillWorks();
 });
+
+test("values JSON would change are refused in what is sent for the caller, as in callTool's arguments", async () => {
+  let sent = 0;
+  const fetch = async () => {
+    sent++;
+    throw new Error("not sent");
+  };
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch });
+  class Answer {
+    get action() {
+      return "accept";
+    }
+  }
+  const refusedWith = async (p, code, re) => {
+    await assert.rejects(p, (e) => e instanceof tw.ToolwireError && e.code === code && re.test(e.message));
+  };
+  await refusedWith(client.request("tools/call", { name: "echo", arguments: { count: NaN } }), "INVALID_INPUT", /params\.arguments\.count is NaN, which JSON makes null/);
+  await refusedWith(client.request("tools/call", { name: "echo", arguments: { tags: new Set(["a"]) } }), "INVALID_INPUT", /params\.arguments\.tags is a Set/);
+  await refusedWith(client.notify("notifications/x", { when: new Date(NaN) }), "INVALID_INPUT", /params\.when is an invalid Date, which JSON makes null/);
+  await refusedWith(client.request("x/y", new Answer()), "INVALID_INPUT", /params is an Answer, which JSON makes \{\}/);
+  assert.equal(sent, 0, "nothing was sent");
+  assert.throws(() => tw.toolResultMessage({ id: "c", name: "t" }, { content: [], structuredContent: { score: Infinity } }, "gemini"), (e) => e.code === "INVALID_INPUT" && /result\.structuredContent\.score is Infinity, which JSON makes null/.test(e.message));
+  assert.throws(() => tw.toolResultMessage({ id: "c", name: "t" }, { content: [], structuredContent: { tags: new Set() } }, "openai"), (e) => e.code === "INVALID_INPUT" && /structuredContent\.tags is a Set/.test(e.message));
+  assert.throws(() => new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, clientInfo: { name: "a", version: "1", icons: [{ src: "x", sizes: new Set() }] } }), (e) => e.code === "INVALID_OPTIONS" && /options\.clientInfo\.icons\[0\]\.sizes is a Set/.test(e.message));
+  assert.throws(() => new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, capabilities: { experimental: { x: { n: NaN } } } }), (e) => e.code === "INVALID_OPTIONS" && /options\.capabilities\.experimental\.x\.n is NaN/.test(e.message));
+  // JSON values as they are still go.
+  assert.equal(tw.toolResultMessage({ id: "c", name: "t" }, { content: [], structuredContent: { score: null, tags: {} } }, "gemini").functionResponse.response.output.score, null);
+  client.free();
+  stillWorks();
+});
