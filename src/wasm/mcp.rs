@@ -179,6 +179,9 @@ fn js_header_pairs(h: &JsValue, what: &str) -> Result<Vec<(String, String)>, Err
         if !h.is_object() || h.is_function() {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("{what} must be an object of strings, got {}", describe_js(h))));
         }
+        // Held to the options' own check: a header inherited from a prototype, a getter of a
+        // class or a value not enumerable, which JSON does not see, would not be sent.
+        refuse_lossy_options(h, what, &[])?;
         return header_pairs(&from_js(h, what)?, what);
     }
     let bad = || Error::new(ErrorCode::InvalidOptions, format!("{what}: each entry must be a [name, value] pair of strings"));

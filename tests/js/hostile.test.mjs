@@ -1296,3 +1296,27 @@ test("values JSON would change are refused in what is sent for the caller, as in
   client.free();
   stillWorks();
 });
+
+test("options.headers whose headers JSON does not see are refused, as the options object itself", () => {
+  const fetch = async () => {
+    throw new Error("not sent");
+  };
+  class AuthHeaders {
+    get authorization() {
+      return "Bearer T";
+    }
+  }
+  const hidden = {};
+  Object.defineProperty(hidden, "authorization", { value: "Bearer T" });
+  for (const [label, headers, re] of [
+    ["inherited", Object.create({ authorization: "Bearer T" }), /options\.headers inherits authorization from its prototype/],
+    ["a getter of a class", new AuthHeaders(), /options\.headers.*authorization/],
+    ["not enumerable", hidden, /options\.headers\.authorization is not enumerable/],
+  ]) {
+    assert.throws(() => new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, headers }), (e) => e.code === "INVALID_OPTIONS" && re.test(e.message), label);
+    assert.throws(() => new tw.McpHub({ s: { url: "http://127.0.0.1:9/mcp", fetch, headers } }), (e) => e.code === "INVALID_OPTIONS" && /authorization/.test(e.message), `hub: ${label}`);
+  }
+  new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, headers: { authorization: "Bearer T" } }).free();
+  new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, headers: new Headers({ authorization: "Bearer T" }) }).free();
+  stillWorks();
+});
