@@ -64,19 +64,28 @@ function guardFreed(cls, name, changing = []) {
     configurable: true,
   });
   const freed = () => new ToolwireError("INVALID_INPUT", `this ${name} was freed (free() was called on it): make a new one`);
-  const notOne = (key, v) => {
+  // `read`: `key` is a getter (`size`), read rather than called.
+  const notOne = (key, v, read = false) => {
+    const what = read ? `${name}.${key} was read` : `${name}.${key}() was called`;
     let copy = false;
+    let prototype = false;
     try {
-      copy = v instanceof cls;
+      // A class's prototype (an inspector or a test framework reading `NameMap.prototype.size`), whose
+      // `constructor.name` would make it "a NameMap".
+      prototype = Object.prototype.hasOwnProperty.call(v, "constructor") && typeof v.constructor === "function" && v.constructor.prototype === v;
+      copy = !prototype && v instanceof cls;
     } catch {}
+    if (prototype)
+      return new ToolwireError("INVALID_INPUT", `${what} on ${v.constructor.name || name}.prototype, not on a ${name}: use it on a ${name} toolwire made`);
     if (copy)
       return new ToolwireError(
         "INVALID_INPUT",
-        `${name}.${key}() was called on a copy of a ${name} (a clone, as lodash's _.clone or a store's snapshot makes one), which is no ${name}: keep and use the ${name} toolwire made`,
+        `${what} on a copy of a ${name} (a clone, as lodash's _.clone or a store's snapshot makes one), which is no ${name}: keep and use the ${name} toolwire made`,
       );
+    if (read) return new ToolwireError("INVALID_INPUT", `${what} on ${describeThis(v)}, not on a ${name}: read it on the ${name} (obj.${key})`);
     return new ToolwireError(
       "INVALID_INPUT",
-      `${name}.${key}() was called on ${describeThis(v)}, not on a ${name}: a method passed on its own (emitter.on("data", obj.${key})) loses its object; pass (x) => obj.${key}(x), or obj.${key}.bind(obj)`,
+      `${what} on ${describeThis(v)}, not on a ${name}: a method passed on its own (emitter.on("data", obj.${key})) loses its object; pass (x) => obj.${key}(x), or obj.${key}.bind(obj)`,
     );
   };
   // An McpClient's or McpHub's `__abandon` (its running calls and streams end with it) is free()'s alone: off the
@@ -115,7 +124,7 @@ function guardFreed(cls, name, changing = []) {
     } else if (d.get) {
       const get = d.get;
       d.get = function () {
-        if (!isOwn(this, cls)) throw notOne(key, this);
+        if (!isOwn(this, cls)) throw notOne(key, this, true);
         if (this.__wbg_ptr === 0) throw freed();
         if (depth !== 0 && busy(this, false)) throw reentered(key);
         return get.call(this);

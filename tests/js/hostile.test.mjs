@@ -946,7 +946,7 @@ test("a method called on anything but its object (a detached method, another cla
   wrong(() => tw.PermissionPolicy.prototype.check.call(map, "x"), /^PermissionPolicy\.check\(\) was called on a NameMap/);
   wrong(() => tw.ToolCallAccumulator.prototype.push.call(policy, { choices: [] }), /called on a PermissionPolicy/);
   wrong(() => tw.NameMap.prototype.resolve.call(Object.create(tw.NameMap.prototype), "x"), /called on a copy of a NameMap/);
-  wrong(() => Object.getOwnPropertyDescriptor(tw.NameMap.prototype, "size").get.call({}), /^NameMap\.size\(\) was called on an Object/);
+  wrong(() => Object.getOwnPropertyDescriptor(tw.NameMap.prototype, "size").get.call({}), /^NameMap\.size was read on an Object, not on a NameMap: read it on the NameMap \(obj\.size\)$/);
   wrong(() => tw.PermissionPolicy.prototype.free.call(map), /^PermissionPolicy\.free\(\) was called on a NameMap/);
   wrong(() => tw.McpClient.prototype.callTool.call(acc, "t", {}), /^McpClient\.callTool\(\) was called on a ToolCallAccumulator/);
   // Each object is as it was: the policy still denies, the map still resolves.
@@ -1318,5 +1318,16 @@ test("options.headers whose headers JSON does not see are refused, as the option
   }
   new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, headers: { authorization: "Bearer T" } }).free();
   new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, headers: new Headers({ authorization: "Bearer T" }) }).free();
+  stillWorks();
+});
+
+test("a guarded getter or method read on its class's prototype says so", () => {
+  const wrong = (fn, re) => assert.throws(fn, (e) => e.code === "INVALID_INPUT" && re.test(e.message), String(re));
+  wrong(() => tw.NameMap.prototype.size, /^NameMap\.size was read on NameMap\.prototype, not on a NameMap: use it on a NameMap toolwire made$/);
+  wrong(() => tw.ToolCallAccumulator.prototype.push({}), /^ToolCallAccumulator\.push\(\) was called on ToolCallAccumulator\.prototype, not on a ToolCallAccumulator/);
+  const map = tw.NameMap.fromJSON({ version: 1, entries: [] });
+  wrong(() => Object.getOwnPropertyDescriptor(tw.NameMap.prototype, "size").get.call({}), /^NameMap\.size was read on an Object, not on a NameMap: read it on the NameMap \(obj\.size\)$/);
+  assert.equal(map.size, 0);
+  map.free();
   stillWorks();
 });
