@@ -108,11 +108,49 @@ async function load(input) {
     // the bytes it views. WebAssembly.instantiate takes typed arrays, but V8 refuses a DataView.
     if (ArrayBuffer.isView(input)) input = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
     if (typeof Response === "function" && input instanceof Response) state.response = input;
-    await init({ module_or_path: input });
+    await init({ module_or_path: await toolwireModule(input) });
   } catch (err) {
     const e = new ToolwireError("LOAD_FAILED", `toolwire: loading the WebAssembly module failed: ${explain(err, state)}`);
     e.cause = err;
     throw e;
+  }
+}
+
+/**
+ * The module compiled from `input` (a Response, the bytes or a WebAssembly.Module), once it is seen to be toolwire's.
+ * wasm-bindgen's loader keeps a module's exports as soon as it is instantiated, before its start function runs: a
+ * module that is not toolwire's but instantiates with toolwire's imports (one that imports nothing, such as another
+ * library's) would fail there, and every later load would then return at once with its exports, each call throwing a
+ * TypeError. So it is compiled and looked at here, and only toolwire's is handed on.
+ */
+async function toolwireModule(input) {
+  let module;
+  if (isModule(input)) module = input;
+  else if (typeof Response === "function" && input instanceof Response) {
+    // As wasm-bindgen's loader: a failed response says so, and one not served as application/wasm is read whole.
+    if (!input.ok) throw new Error(`failed to fetch Wasm: ${input.status} ${input.statusText} fetching '${input.url}'`);
+    if (typeof WebAssembly.compileStreaming === "function") {
+      try {
+        module = await WebAssembly.compileStreaming(input);
+      } catch (err) {
+        if (input.bodyUsed) throw err;
+      }
+    }
+    module ??= await WebAssembly.compile(await input.arrayBuffer());
+  } else module = await WebAssembly.compile(input);
+  const exports = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  const missing = ["__wbindgen_start", "convertMcpTools", "version"].filter((name) => !exports.has(name));
+  if (missing.length) throw new Error(`the WebAssembly module given is not toolwire's (it exports no ${missing.join(", ")})`);
+  return module;
+}
+
+/** A WebAssembly.Module, of this realm or another (a frame's). */
+function isModule(value) {
+  try {
+    WebAssembly.Module.exports(value);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -141,6 +141,41 @@ test("web: a failed load can be retried; a call made during a load waits for it,
   assert.equal(map.resolve("mcp__s__t").tool, "t");
 });
 
+test("web: a load given a WebAssembly module that is not toolwire's leaves nothing behind: the next input loads (s26e F1)", () => {
+  // Each in a process of its own: a module loads once per process. The empty module (8 bytes) and one with an export
+  // but no imports both instantiate with toolwire's imports: they must be refused before wasm-bindgen keeps them.
+  const inputs = {
+    "empty bytes, queued": ["EMPTY", "bytes"],
+    "a compiled empty module, queued": ["new WebAssembly.Module(EMPTY)", "bytes"],
+    "another library's module, then a retry": ["OTHER", "bytes", true],
+    "empty bytes, then a retry with a Response": ["EMPTY", "new Response(bytes, { headers: { 'content-type': 'application/wasm' } })", true],
+  };
+  for (const [kind, [wrong, right, later]] of Object.entries(inputs)) {
+    const script = `
+      import { readFileSync } from "node:fs";
+      const web = await import(${JSON.stringify(new URL("../../pkg/web.mjs", import.meta.url).href)});
+      const bytes = readFileSync(${JSON.stringify(fileURLToPath(wasmUrl))});
+      const EMPTY = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+      // (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
+      const OTHER = new Uint8Array([0,97,115,109,1,0,0,0,1,7,1,96,2,127,127,1,127,3,2,1,0,7,7,1,3,97,100,100,0,0,10,9,1,7,0,32,0,32,1,106,11]);
+      const out = [];
+      const wrong = web.initAsync(${wrong}).then(() => "resolved", (e) => e.code + " " + e.message);
+      if (${Boolean(later)}) await wrong;
+      const right = web.initAsync(${right}).then(() => "resolved", (e) => e.code + " " + e.message);
+      out.push(await wrong, await right);
+      try { out.push(web.version()); } catch (e) { out.push("version: " + e.code + " " + e.message); }
+      try { out.push(web.convertMcpTools([{ name: "a", inputSchema: { type: "object" } }], "openai")[0].function.name); } catch (e) { out.push("convert: " + e.code + " " + e.message); }
+      console.log(JSON.stringify(out));`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    assert.equal(r.status, 0, `${kind}: ${r.stderr}`);
+    const [wrongOut, rightOut, version, name] = JSON.parse(r.stdout);
+    assert.match(wrongOut, /^LOAD_FAILED toolwire: loading the WebAssembly module failed: .*not toolwire's.*; pass the file to initAsync/, kind);
+    assert.equal(rightOut, "resolved", kind);
+    assert.match(version, /^\d+\.\d+\.\d+/, kind);
+    assert.equal(name, "a", kind);
+  }
+});
+
 test("web: initAsync takes any view of the bytes, as exactly the bytes it views (s23b F2)", () => {
   // Each in a process of its own: a module loads once per process.
   const views = {
