@@ -319,9 +319,9 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
   // dialog's own button or text (and the Send button's handler would go to the field). data-field names it.
   const fields = Object.entries(properties).map(([name, s]) => questionField(name, s, required));
   const answerable = !fields.some((f) => f.unsupported);
-  const server = connected?.server ?? "The server";
+  // Named as the connect status names it: the dialog's title is its accessible name.
   const tool = related?.tool;
-  $("elicit-title").textContent = `${server} asks`;
+  $("elicit-title").textContent = visible(`${connected?.title ?? "The server"} asks`);
   shownRelated = related;
   showSource();
   $("elicit-message").textContent = visible(message ?? "");
@@ -853,7 +853,7 @@ function showServerTools({ relisted = false } = {}) {
 // Connect panel.
 
 let client = null;
-let connected = null; // {url, server, tools}
+let connected = null; // {url, server (the naming token), title (the name shown), tools}
 let lastCall = null; // {tool, result, tools, server}: the call shown, with its server's tools and name at the time
 
 /** The result panels: emptied when what they showed is no longer the page's last call (see callTool, connect). */
@@ -1130,6 +1130,15 @@ function toolOption(t) {
   return el("option", { value: t.name }, clip(typeof t.title === "string" && t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name));
 }
 
+/** A string with something in it, else undefined. */
+const said = (v) => (typeof v === "string" && v.trim() !== "" ? v : undefined);
+
+/** The name the page gives a server (serverInfo's title, else its name; clipped), or undefined where it has none. */
+function serverTitle(info) {
+  const who = said(info?.title) ?? said(info?.name);
+  return who === undefined ? undefined : clip(who);
+}
+
 /**
  * What #connect-status says while the server answers: who (its title, else its name; an empty one says nothing), the
  * protocol, how many tools, and which the library left out. A server's strings are clipped: its name may be
@@ -1137,8 +1146,7 @@ function toolOption(t) {
  */
 function statusOf(c, tools) {
   const info = c.serverInfo;
-  const said = (v) => (typeof v === "string" && v.trim() !== "" ? v : undefined);
-  const who = clip(said(info?.title) ?? said(info?.name) ?? "the server");
+  const who = serverTitle(info) ?? "the server";
   const version = said(info?.version) === undefined ? "" : ` ${clip(info.version, 100)}`;
   // Entries that are no tools (no name: named by their index), and a 2026-07-28 server's tools whose x-mcp-header
   // marks break the rules: left out, and said so.
@@ -1221,7 +1229,7 @@ async function connect(event) {
     const tools = await c.listTools();
     abort.signal.throwIfAborted();
     const info = c.serverInfo;
-    connected = { url, server: slug(info?.name), tools };
+    connected = { url, server: slug(info?.name), title: serverTitle(info), tools };
     serverTools = connected;
     connectedStatus = statusOf(c, tools);
     setStatus("connect-status", connectedStatus, true);
