@@ -1680,6 +1680,15 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await orphan.waitForFunction(() => document.getElementById("msg").textContent !== "Signing in…", null, { timeout: 6000 });
   assert.match(await orphan.textContent("#msg"), /^Not signed in: no demo page waits for this sign-in any more/);
   assert.equal(await orphan.title(), "Not signed in");
+  // Like the rest of the demo: a language, a viewport for phones, and its changing message a live region (s26e F3).
+  assert.deepEqual(
+    await orphan.evaluate(() => ({
+      lang: document.documentElement.lang,
+      viewport: document.querySelector('meta[name="viewport"]')?.content,
+      role: document.getElementById("msg").getAttribute("role"),
+    })),
+    { lang: "en", viewport: "width=device-width, initial-scale=1", role: "status" },
+  );
   await orphan.close();
   // A connect that waits for signing in can be cancelled from the page: the popup closes, and no error.
   const [pending] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
