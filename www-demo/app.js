@@ -646,8 +646,44 @@ function renderNames(nameMap) {
   );
 }
 
+/**
+ * The tools that convert (`fit`), converted, and an error naming those the library refuses (a schema past its limits,
+ * a tool it cannot read), or null: converting the set would throw the first one's error for all of them. They are
+ * left out, as McpHub leaves them out, and the others converted; the report, made of the whole set, says what each
+ * refused one meets. An error that is no one tool's (the set's as a whole, the options') is thrown.
+ */
+function convertible(tools, provider, options) {
+  try {
+    return { fit: tools, refused: null, converted: convertMcpTools(tools, provider, options) };
+  } catch (err) {
+    const converts = (t) => {
+      try {
+        convertMcpTools([t], provider, options);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const fit = tools.filter(converts);
+    if (fit.length === tools.length) throw err;
+    const left = tools.flatMap((t, i) => (fit.includes(t) ? [] : [typeof t?.name === "string" ? t.name : `the tool at index ${i}`]));
+    const rest =
+      fit.length === 0
+        ? "No other tool is left to convert"
+        : `${fit.length === 1 ? "The other tool is" : `The other ${fit.length.toLocaleString("en")} tools are`} converted, as McpHub converts them`;
+    const refused = {
+      code: err.code,
+      message: `Left out of the provider tools and the name map: ${someNames(left)}, which the library refuses (${err.message}). ${rest}; the report says what each left out meets.`,
+    };
+    if (err.tool !== undefined) refused.tool = err.tool;
+    if (err.path !== undefined) refused.path = err.path;
+    return { fit, refused, converted: convertMcpTools(fit, provider, options) };
+  }
+}
+
 function clearConvertOutputs() {
   shownKey = null;
+  shownRefused = null;
   $("out-tools").textContent = "";
   $("out-report").replaceChildren();
   $("out-names").replaceChildren();
@@ -692,7 +728,8 @@ function convertNow(typing) {
   // is already theirs, and converting and laying out a big listing again would hold the page for nothing.
   const key = JSON.stringify([tools, provider, options]);
   if (key === shownKey) {
-    clearError("convert-error");
+    if (shownRefused) reportConvertError(shownRefused, typing);
+    else clearError("convert-error");
     return;
   }
   const started = performance.now();
@@ -701,17 +738,19 @@ function convertNow(typing) {
     renderReport(report, options.strict === true);
     copyText.report = json(report);
 
-    const names = NameMap.fromTools(tools, provider, options);
+    const { fit, refused, converted } = convertible(tools, provider, options);
+    const names = NameMap.fromTools(fit, provider, options);
     const nameJson = names.toJSON();
     names.free();
     renderNames(nameJson);
     copyText.names = json(nameJson);
 
-    const converted = convertMcpTools(tools, provider, options);
     copyText.tools = json(converted);
     showText("out-tools", copyText.tools);
-    clearError("convert-error");
     shownKey = key;
+    shownRefused = refused;
+    if (refused) reportConvertError(refused, typing);
+    else clearError("convert-error");
   } catch (err) {
     clearConvertOutputs();
     reportConvertError(err, typing);
@@ -735,6 +774,7 @@ function reportConvertError(err, typing) {
 }
 
 let shownKey = null; // the tools and options whose conversion is shown (JSON), or null
+let shownRefused = null; // what that conversion left out (see convertible), said in the error box, or null
 let lastConvertMs = 0; // how long the last conversion took
 
 let debounce;

@@ -1481,7 +1481,7 @@ test("a big listing: the Convert panel takes its first 200 tools and says so; a 
   }
 });
 
-test("one tool the library refuses: the Convert panel leaves out one too big, and names it; every other tool's call still gets its Tool-result message", async () => {
+test("one tool the library refuses: the Convert panel leaves out one too big or nested too deep, and names it; every other tool's call still gets its Tool-result message", async () => {
   let deep = { type: "string" };
   for (let i = 0; i < 70; i++) deep = { type: "object", properties: { a: deep } };
   const ok = () => ({ content: [{ type: "text", text: "ok" }] });
@@ -1512,6 +1512,18 @@ test("one tool the library refuses: the Convert panel leaves out one too big, an
     assert.match(await call("huge"), /^LIMIT_EXCEEDED: .*maxStringBytes/);
 
     await connectTo(odd.url("deep"), 2);
+    // The Convert panel leaves the refused tool out, names it, and converts the other; the report keeps both (s26e F4).
+    const refused = await waitForText("#convert-error", "Left out");
+    assert.match(refused, /^LIMIT_EXCEEDED: Left out of the provider tools and the name map: deep, which the library refuses \(schema nesting exceeds the limit of 64 levels.*\)\. The other tool is converted/);
+    await waitForText("#out-names", "mcp__odd__small");
+    assert.doesNotMatch(await page.textContent("#out-names"), /deep/);
+    assert.deepEqual(JSON.parse(await page.textContent("#out-tools"))[0].functionDeclarations.map((d) => d.name), ["mcp__odd__small"]);
+    assert.deepEqual(await page.$$eval("#out-report [data-tool]", (els) => els.map((e) => e.dataset.tool)), ["deep", "small"]);
+    assert.match(await page.textContent('#out-report [data-tool="deep"]'), /tool\/error/);
+    // Converted again unchanged (a space typed), it still says so.
+    await page.fill("#tools-input", (await page.inputValue("#tools-input")) + " ");
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(await page.textContent("#convert-error"), refused);
     assert.equal(JSON.parse(await call("small")).functionResponse.name, "mcp__odd__small");
     assert.match(await call("deep"), /^LIMIT_EXCEEDED: schema nesting exceeds the limit of 64 levels/);
   } finally {
