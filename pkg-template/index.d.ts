@@ -1518,7 +1518,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * can be used on.
    *
    * The text may come as UTF-8 bytes (a `Uint8Array`, a `Buffer`, an `ArrayBuffer`: what
-   * `for await (const chunk of res.body)` yields), a character cut between two chunks joined again (bytes that are
+   * `for await (const chunk of res.body)` yields; a `SharedArrayBuffer`; of this realm or another, a Jest or
+   * vitest environment's, an iframe's), a character cut between two chunks joined again (bytes that are
    * not UTF-8 read as U+FFFD); bytes that cannot be read (a detached buffer) are `INVALID_INPUT`, the accumulator as
    * it was. A UTF-16 surrogate pair split between two pieces of streamed arguments (one ending
    * with `\ud83d`, the next starting with `\ude00`, as JSON escapes or as halves alone in the SDK's strings) is joined
@@ -1989,7 +1990,7 @@ export interface McpClientOptions {
    * The HTTP function (default: `globalThis.fetch`, called unbound). One that resolves to no HTTP response
    * (`undefined`, a string, `Response.error()`, a status that is not a number) fails the request with `NETWORK`
    * naming what it resolved to. Its response body's reader may yield `Uint8Array` chunks (or other byte views,
-   * `ArrayBuffer`s) or strings (taken as UTF-8); a chunk of any other kind fails the request with `PROTOCOL`
+   * `ArrayBuffer`s, `SharedArrayBuffer`s, of any realm) or strings (taken as UTF-8); a chunk of any other kind fails the request with `PROTOCOL`
    * naming it.
    */
   fetch?: FetchLike;

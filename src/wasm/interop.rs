@@ -293,9 +293,10 @@ pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
         } else {
             format!("{what} is a stream (an async iterable), not a JSON value: read it and pass what it yields (for await (const x of stream) …)")
         }
-    } else if v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) {
+    } else if v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) || is_buffer(v) {
         let class = class_name(v).unwrap_or_else(|| "ArrayBuffer".owned());
-        format!("{what} is bytes (a {class}), not a JSON value: decode and parse them first (JSON.parse(new TextDecoder().decode(bytes)))")
+        let a = if class.starts_with(['A', 'E', 'I', 'O']) { "an" } else { "a" };
+        format!("{what} is bytes ({a} {class}), not a JSON value: decode and parse them first (JSON.parse(new TextDecoder().decode(bytes)))")
     } else {
         match class_name(v).as_deref() {
             Some("Headers") => format!("{what} is a Headers object, which JSON turns into {{}}: pass a plain object (Object.fromEntries(headers))"),
@@ -611,7 +612,7 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
     if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
         return Ok((unmarked(json_string_text(s, what)?), false));
     }
-    if v.is_instance_of::<js_sys::Uint8Array>() {
+    if is_uint8array(v) {
         return Ok((unmarked(bytes_text(v, what)?), true));
     }
     let t = v.js_typeof().as_string().unwrap_or_default();
@@ -704,8 +705,41 @@ pub(crate) fn refuse_lone_surrogate_server(options: &JsValue) -> Result<()> {
     Ok(())
 }
 
-/// The bytes of a `Uint8Array`, an `ArrayBuffer` or another view of one (a `DataView`, a
-/// `Buffer` of another realm); `None` for anything else. Bytes that cannot be read are an
+thread_local! {
+    /// The builtins' `ArrayBuffer.prototype.byteLength`, `SharedArrayBuffer.prototype.byteLength`
+    /// and `%TypedArray%.prototype[Symbol.toStringTag]` getters (`None` where the runtime has no
+    /// such class: a browser page without cross-origin isolation has no `SharedArrayBuffer`).
+    /// They look at a value's internals, so they answer alike for a value of any realm (a
+    /// `node:vm` context's, an iframe's, a Jest or vitest environment's, for which `instanceof`
+    /// is false), and not for a Proxy of one.
+    static BRAND_GETTERS: [Option<js_sys::Function>; 3] = {
+        let getter = |proto: JsValue, key: &JsValue| {
+            own_descriptor(&proto, key).ok().map(|d| get(&d, "get")).and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        };
+        let proto = |name: &str| get(&get(&js_sys::global(), name), "prototype");
+        let byte_length = JsValue::from_str("byteLength");
+        [
+            getter(proto("ArrayBuffer"), &byte_length),
+            getter(proto("SharedArrayBuffer"), &byte_length),
+            getter(prototype_of(&proto("Uint8Array")).unwrap_or(JsValue::NULL), &js_sys::Symbol::to_string_tag()),
+        ]
+    };
+}
+
+/// Whether `v` is an `ArrayBuffer` or a `SharedArrayBuffer`, of any realm ([`BRAND_GETTERS`]).
+fn is_buffer(v: &JsValue) -> bool {
+    v.is_object() && BRAND_GETTERS.with(|g| g[..2].iter().flatten().any(|f| caught::call0(f, v).is_ok()))
+}
+
+/// Whether `v` is a `Uint8Array` (a Node `Buffer` is one) of this realm or another
+/// ([`BRAND_GETTERS`]), or what passes for one here (a Proxy of one, which reading then refuses).
+pub(crate) fn is_uint8array(v: &JsValue) -> bool {
+    v.is_instance_of::<js_sys::Uint8Array>()
+        || (v.is_object() && BRAND_GETTERS.with(|g| g[2].as_ref().and_then(|f| caught::call0(f, v).ok()).and_then(|n| n.as_string()).as_deref() == Some("Uint8Array")))
+}
+
+/// The bytes of a `Uint8Array`, an `ArrayBuffer`, a `SharedArrayBuffer` or another view of one
+/// (a `DataView`), of any realm; `None` for anything else. Bytes that cannot be read are an
 /// `INVALID_INPUT` error naming `what`: a detached buffer, a Proxy of a `Uint8Array` or an
 /// `ArrayBuffer` (which has none of their internals), a view whose `byteOffset` or `byteLength`
 /// lies past its buffer.
@@ -720,7 +754,7 @@ pub(crate) fn js_bytes(v: &JsValue, what: &str) -> Option<Result<Vec<u8>>> {
     // `ArrayBuffer.isView` looks at the value's internals (never throws, false for a Proxy).
     let view = if js_sys::ArrayBuffer::is_view(v) {
         new_bytes(&js_sys::Array::of3(&get(v, "buffer"), &get(v, "byteOffset"), &get(v, "byteLength")))
-    } else if v.is_instance_of::<js_sys::ArrayBuffer>() {
+    } else if v.is_instance_of::<js_sys::ArrayBuffer>() || v.is_instance_of::<js_sys::SharedArrayBuffer>() || is_buffer(v) {
         // A Proxy of one would be read as an empty array-like: its `byteLength` (the
         // prototype's getter, which fails on a Proxy) must be what was read.
         match new_bytes(&js_sys::Array::of1(v)) {

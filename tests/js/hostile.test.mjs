@@ -875,7 +875,7 @@ test("arguments JSON would make {} or null are INVALID_ARGUMENTS, not sent as {}
     constructor(c) { this.#city = c; }
     get city() { return this.#city; }
   }
-  const lossy = [new Query("Paris"), NaN, Infinity, new Date(NaN), /re/, new Error("x"), new SharedArrayBuffer(4), { toJSON: () => null }];
+  const lossy = [new Query("Paris"), NaN, Infinity, new Date(NaN), /re/, new Error("x"), { toJSON: () => null }];
   const map = tw.NameMap.fromTools([{ name: "get_weather" }], "openai");
   const seen = [];
   const hub = new tw.McpHub({ w: { url: "http://127.0.0.1:9/mcp", fetch: mockFetch(undefined, seen) } });
@@ -889,6 +889,13 @@ test("arguments JSON would make {} or null are INVALID_ARGUMENTS, not sent as {}
     assert.match(e.message, /^arguments must be a plain object, got .*, which JSON makes (\{\}|null)/);
     await assert.rejects(hub.callTool("mcp__w__get_weather", args), (e) => e.code === "INVALID_ARGUMENTS", `hub ${what}`);
     await assert.rejects(client.callTool("get_weather", args), (e) => e.code === "INVALID_ARGUMENTS", `client ${what}`);
+  }
+  // Bytes (a SharedArrayBuffer as an ArrayBuffer) are refused as bytes, which are no arguments.
+  for (const args of [new ArrayBuffer(4), new SharedArrayBuffer(4)]) {
+    const e = survives(() => map.prepareArguments("get_weather", args), ["INVALID_INPUT"]);
+    assert.match(e.message, /^arguments is bytes \(an? (Shared)?ArrayBuffer\), not a JSON value/);
+    await assert.rejects(hub.callTool("mcp__w__get_weather", args), (e) => e.code === "INVALID_INPUT", "hub");
+    await assert.rejects(client.callTool("get_weather", args), (e) => e.code === "INVALID_INPUT", "client");
   }
   assert.deepEqual(seen, [], "nothing was sent");
   // No arguments, an empty object and an object whose toJSON gives the arguments are taken as before.

@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as tw from "../../pkg/index.mjs";
+import vm from "node:vm";
 import { refusedBy } from "./shared.mjs";
 
 const tools = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string", description: "Ville é" } }, required: ["city"] } }];
@@ -64,6 +65,56 @@ test("ToolCallAccumulator.push takes UTF-8 bytes, a character split between chun
   assert.throws(() => cut.finish(), { code: "INVALID_JSON" });
   const ended = cut.finish();
   assert.equal(ended.length, 1, JSON.stringify(ended));
+});
+
+test("bytes of another realm (node:vm, a Jest or vitest environment, an iframe) and a SharedArrayBuffer are bytes wherever bytes are taken, never the event {} (s26d F1)", async () => {
+  const text = anthropicStream();
+  const bytes = new TextEncoder().encode(text);
+  const expected = (() => {
+    const acc = new tw.ToolCallAccumulator("anthropic");
+    return JSON.stringify([...acc.push(text), ...acc.finish()]);
+  })();
+  const inRealm = (ctor) => {
+    const b = vm.runInNewContext(`new ${ctor}(n)`, { n: bytes.length });
+    new Uint8Array(ctor === "Uint8Array" ? b.buffer : b).set(bytes);
+    return b;
+  };
+  const shared = () => {
+    const b = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(b).set(bytes);
+    return b;
+  };
+  const chunks = { "other realm's ArrayBuffer": inRealm("ArrayBuffer"), "other realm's Uint8Array": inRealm("Uint8Array"), SharedArrayBuffer: shared() };
+  for (const [label, chunk] of Object.entries(chunks)) {
+    const acc = new tw.ToolCallAccumulator("anthropic");
+    assert.equal(JSON.stringify([...acc.push(chunk), ...acc.finish()]), expected, label);
+    acc.free();
+  }
+  // Where JSON text is taken as a Uint8Array, one of another realm is taken too.
+  const json = new TextEncoder().encode(JSON.stringify(tools));
+  const foreign = vm.runInNewContext("new Uint8Array(n)", { n: json.length });
+  foreign.set(json);
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(tw.convertMcpToolsJson(foreign, "openai"))), tw.convertMcpTools(tools, "openai"));
+  // Where bytes are no value, they are refused as bytes.
+  for (const b of [chunks["other realm's ArrayBuffer"], chunks.SharedArrayBuffer]) {
+    await refused(() => tw.parseToolCalls(b, "openai"), "INVALID_INPUT", /is bytes \(an? (Shared)?ArrayBuffer\), not a JSON value/);
+  }
+  // A fetch body whose chunks are such bytes reads as bytes.
+  const body = (id) => JSON.stringify({ jsonrpc: "2.0", id, result: id === 0 ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "f", version: "1" } } : { tools: [{ name: "echo", inputSchema: { type: "object" } }] } });
+  for (const make of [(b) => vm.runInNewContext("new Uint8Array(b).buffer", { b: [...b] }), (b) => { const s = new SharedArrayBuffer(b.length); new Uint8Array(s).set(b); return s; }]) {
+    const fetch = async (_url, init) => {
+      const m = JSON.parse(init.body);
+      if (m.id === undefined) return new Response(null, { status: 202 });
+      let done = false;
+      const chunk = make(new TextEncoder().encode(body(m.id)));
+      const read = async () => (done ? { done: true } : ((done = true), { done: false, value: chunk }));
+      return { status: 200, ok: true, headers: new Headers({ "content-type": "application/json" }), body: { getReader: () => ({ read, cancel: async () => {}, releaseLock() {} }) } };
+    };
+    const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+    await client.connect();
+    assert.deepEqual((await client.listTools()).map((t) => t.name), ["echo"]);
+    await client.close().catch(() => {});
+  }
 });
 
 test("ToolCallAccumulator.push refuses a Promise and a Map instead of reading {}", async () => {
