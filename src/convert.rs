@@ -1594,6 +1594,25 @@ mod tests {
         }
     }
 
+    /// Claude strict keeps `minItems` 0 or 1 whatever the JSON spells it (`1.0`, `1e0`, `-0`), as
+    /// the object `JSON.parse` makes of it is read, by the JSON API and the object API alike;
+    /// another count is still removed (s26d F2).
+    #[test]
+    fn claude_strict_reads_min_items_spelled_as_a_double_as_the_integer() {
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        let tools = |n: &str| format!(r#"[{{"name":"a","inputSchema":{{"type":"object","properties":{{"xs":{{"type":"array","items":{{"type":"string"}},"minItems":{n}}}}},"required":["xs"]}}}}]"#);
+        let min_items = |out: &Value| out.pointer("/0/input_schema/properties/xs/minItems").or(out.pointer("/0/toolSpec/inputSchema/json/properties/xs/minItems")).and_then(Value::as_f64);
+        for provider in [Provider::Anthropic, Provider::Bedrock] {
+            for (n, kept) in [("1", Some(1.0)), ("1.0", Some(1.0)), ("1e0", Some(1.0)), ("0.0", Some(0.0)), ("-0", Some(0.0)), ("0e0", Some(0.0)), ("2.0", None), ("0.5", None)] {
+                let text: Value = serde_json::from_str(&convert_json(&tools(n), provider, &strict).unwrap()).unwrap();
+                assert_eq!(min_items(&text), kept, "{provider:?} JSON API, minItems {n}: {text}");
+                let objects = convert(serde_json::from_str(&tools(n)).unwrap(), provider, &strict).unwrap().tools;
+                assert_eq!(min_items(&objects), kept, "{provider:?} object API, minItems {n}: {objects}");
+            }
+        }
+    }
+
     /// A tool the caller could not write as JSON (JS: cyclic, BigInt, a `toJSON` that throws,
     /// too deep for `JSON.stringify`) stands as `null`: its `tool/invalid` problem says its own
     /// error at its index, and the other tools keep their report (probe pQ 1).

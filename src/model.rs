@@ -1134,6 +1134,12 @@ pub fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// A non-negative integer as `JSON.parse` reads it, however the JSON text spells it: `1`, `1.0`,
+/// `1e0`, `-0` (a double with no fraction is that integer; JS writes it again as `1`).
+pub(crate) fn integral_u64(n: &serde_json::Number) -> Option<u64> {
+    n.as_u64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && (0.0..2f64.powi(64)).contains(f)).map(|f| f as u64))
+}
+
 /// A field of the wrong type, a missing field or an unknown one, found by a hand-written
 /// reader. The crate reads its own typed JSON (name maps, argument plans, policies) by hand
 /// rather than through serde derives: typed serde visitors and their error messages (which

@@ -827,7 +827,7 @@ fn removed_or_annotation(key: &str, value: &Node) -> bool {
     match anthropic::claude_key(key) {
         ClaudeKey::Annotation | ClaudeKey::Unsupported => true,
         ClaudeKey::Kept => match key {
-            "minItems" => !matches!(value, Node::Num(n) if matches!(n.as_u64(), Some(0 | 1))),
+            "minItems" => !matches!(value, Node::Num(n) if matches!(crate::model::integral_u64(n), Some(0 | 1))),
             "format" => value.as_str().is_some_and(|f| !anthropic::STRICT_FORMATS.contains(&f)),
             "pattern" => value.as_str().is_some_and(anthropic::pattern_unsupported),
             _ => false,
@@ -887,7 +887,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         o.insert("additionalProperties", Val::False);
     }
     let mut drop: Vec<&str> = anthropic::STRICT_UNSUPPORTED.iter().copied().filter(|k| o.has(k)).collect();
-    if raw(&o, "minItems").is_some_and(|m| !matches!(m, Node::Num(n) if matches!(n.as_u64(), Some(0 | 1)))) {
+    if raw(&o, "minItems").is_some_and(|m| !matches!(m, Node::Num(n) if matches!(crate::model::integral_u64(n), Some(0 | 1)))) {
         drop.push("minItems");
     }
     if raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !anthropic::STRICT_FORMATS.contains(&f)) {

@@ -345,7 +345,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
             drop.push((*key).owned());
         }
     }
-    if obj.find("minItems").is_some_and(|m| !matches!(m.as_u64(), Some(0 | 1))) {
+    if obj.find("minItems").is_some_and(|m| !matches!(m.as_number().and_then(crate::model::integral_u64), Some(0 | 1))) {
         drop.push("minItems".owned());
     }
     if obj.find("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
