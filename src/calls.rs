@@ -1541,14 +1541,18 @@ fn read_repaired(text: &str) -> std::result::Result<Value, crate::model::ReadErr
 
 /// A stream event's JSON text, lone surrogate escapes read as U+FFFD, but in a piece of
 /// arguments streamed as JSON text ([`split_surrogates_event`]).
+/// An integer written as a double (`"index": 0.0`) is the integer, as in the object `JSON.parse`
+/// makes of the text.
 fn read_stream_json(text: &str) -> std::result::Result<Value, crate::model::ReadError> {
-    match crate::model::read_json(text) {
+    let mut v = match crate::model::read_json(text) {
         Err(crate::model::ReadError::Json(_)) => match split_surrogates_event(text) {
             Some(v) => Ok(v),
             None => read_repaired(text),
         },
         read => read,
-    }
+    }?;
+    crate::model::integral_numbers(&mut v);
+    Ok(v)
 }
 
 /// Where the stand-ins for lone UTF-16 surrogates begin (`U+D800` is `U+10F800`): a private use
@@ -1813,7 +1817,8 @@ impl StreamText {
         if self.line.is_empty() && !self.has_data && self.json.is_empty() {
             let t = text.trim();
             if t.starts_with(['{', '[']) && t.ends_with(['}', ']']) && t.contains(['\n', '\r']) {
-                if let Ok(v) = crate::model::read_json(t) {
+                if let Ok(mut v) = crate::model::read_json(t) {
+                    crate::model::integral_numbers(&mut v);
                     self.after_cr = false;
                     events.push(Ok(v));
                     return;
@@ -6046,6 +6051,50 @@ mod tests {
             calls.extend(acc.finish(None).unwrap());
             assert_eq!(errors.iter().map(|e| e.code).collect::<Vec<_>>(), [ErrorCode::LimitExceeded], "{end:?}: {errors:?}");
             assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["save"]);
+        }
+    }
+
+    /// An index written as a double (`0.0`, `1e0`, `-0`, as a proxy that writes every number as a
+    /// double sends it) is that index, in stream text as in the object `JSON.parse` makes of it
+    /// (s26d F3).
+    #[test]
+    fn an_index_written_as_a_double_in_stream_text_is_the_integer() {
+        let chat = |i: [&str; 3]| {
+            let delta = |i: &str, ci: &str, id: &str, args: &str| format!(r#"data: {{"choices":[{{"index":{ci},"delta":{{"tool_calls":[{{"index":{i},"id":"{id}","type":"function","function":{{"name":"t","arguments":"{args}"}}}}]}}}}]}}"#);
+            let pieces = [delta(i[0], i[2], "c1", "{"), delta(i[1], i[2], "c2", "{"), delta(i[0], i[2], "", "}"), delta(i[1], i[2], "", "}")];
+            pieces.join("\n\n") + "\n\ndata: [DONE]\n\n"
+        };
+        let anthropic = |i: &str| {
+            [
+                format!(r#"data: {{"type":"content_block_start","index":{i},"content_block":{{"type":"tool_use","id":"toolu_1","name":"t","input":{{}}}}}}"#),
+                format!(r#"data: {{"type":"content_block_delta","index":{i},"delta":{{"type":"input_json_delta","partial_json":"{{\"a\":1.0}}"}}}}"#),
+                format!(r#"data: {{"type":"content_block_stop","index":{i}}}"#),
+            ]
+            .join("\n\n")
+                + "\n\n"
+        };
+        let bedrock = |i: &str| {
+            format!(r#"{{"contentBlockStart":{{"contentBlockIndex":{i},"start":{{"toolUse":{{"toolUseId":"b1","name":"t"}}}}}}}}{{"contentBlockDelta":{{"contentBlockIndex":{i},"delta":{{"toolUse":{{"input":"{{}}"}}}}}}}}{{"contentBlockStop":{{"contentBlockIndex":{i}}}}}"#)
+                .replace("}{", "}\n{")
+        };
+        let calls = |format: CallFormat, text: &str| {
+            let mut acc = Accumulator::new(format);
+            let mut out = acc.push_text(text, None).unwrap();
+            out.extend(acc.finish(None).unwrap());
+            out.iter().map(|c| (c.id.clone(), c.arguments.to_string())).collect::<Vec<_>>()
+        };
+        let whole = calls(CallFormat::OpenAi, &chat(["0", "1", "0"]));
+        assert_eq!(whole.len(), 2, "{whole:?}");
+        for i in [["0.0", "1.0", "0.0"], ["0e0", "1e0", "-0"], ["-0", "1.00", "0E0"]] {
+            assert_eq!(calls(CallFormat::OpenAi, &chat(i)), whole, "{i:?}");
+        }
+        let whole = calls(CallFormat::Anthropic, &anthropic("0"));
+        assert_eq!(whole.len(), 1);
+        let whole_bedrock = calls(CallFormat::Bedrock, &bedrock("0"));
+        assert_eq!(whole_bedrock.len(), 1);
+        for i in ["0.0", "-0", "0e0"] {
+            assert_eq!(calls(CallFormat::Anthropic, &anthropic(i)), whole, "{i}");
+            assert_eq!(calls(CallFormat::Bedrock, &bedrock(i)), whole_bedrock, "{i}");
         }
     }
 

@@ -1140,6 +1140,24 @@ pub(crate) fn integral_u64(n: &serde_json::Number) -> Option<u64> {
     n.as_u64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && (0.0..2f64.powi(64)).contains(f)).map(|f| f as u64))
 }
 
+/// Every integer in `v` spelled as a double (`0.0`, `1e0`, `-0`) made the integer it is, as
+/// `JSON.parse` reads it and `JSON.stringify` writes it again: text read as an object given for
+/// it is (an index written `0.0` by a proxy that writes numbers as doubles is the index 0).
+pub(crate) fn integral_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(u) = integral_u64(n) {
+                *v = Value::from(u);
+            } else if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && (-(2f64.powi(63))..0.0).contains(f)) {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(integral_numbers),
+        Value::Object(o) => o.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
+}
+
 /// A field of the wrong type, a missing field or an unknown one, found by a hand-written
 /// reader. The crate reads its own typed JSON (name maps, argument plans, policies) by hand
 /// rather than through serde derives: typed serde visitors and their error messages (which

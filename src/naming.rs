@@ -654,7 +654,8 @@ impl NameMap {
         let read = |v: &Value| -> Read<Vec<NameEntry>> {
             let o = read_object(v)?;
             read_required(o, "version", |v| {
-                v.as_u64().filter(|n| u32::try_from(*n).is_ok()).ok_or_else(|| FieldError::wrong_type("a 32-bit unsigned integer", v))
+                // `1.0` too, as `JSON.parse` reads it (the object it makes is read so).
+                v.as_number().and_then(crate::model::integral_u64).filter(|n| u32::try_from(*n).is_ok()).ok_or_else(|| FieldError::wrong_type("a 32-bit unsigned integer", v))
             })?;
             read_required(o, "entries", |v| read_array(v, NameEntry::read))
         };
@@ -1357,7 +1358,7 @@ mod tests {
             (json!([]), "the value must be an object, got array"),
             (json!({"entries": []}), "version is missing"),
             (json!({"version": 1}), "entries is missing"),
-            (json!({"version": 1.0, "entries": []}), "version must be a 32-bit unsigned integer, got number"),
+            (json!({"version": 1.5, "entries": []}), "version must be a 32-bit unsigned integer, got number"),
             (json!({"version": -1, "entries": []}), "version must be a 32-bit unsigned integer, got number"),
             (json!({"version": 4_294_967_296u64, "entries": []}), "version must be a 32-bit unsigned integer, got number"),
             (json!({"version": 1, "entries": {}}), "entries must be an array, got object"),
@@ -1375,6 +1376,15 @@ mod tests {
         }
         let dup = json!({"version": 1, "entries": [{"name": "a", "tool": "t"}, {"name": "a", "tool": "u"}]});
         assert_eq!(NameMap::from_json_value(dup).unwrap_err().code, ErrorCode::InvalidInput);
+        // s26d F3: a version spelled as a double is the integer, as `JSON.parse` reads it.
+        for version in ["1.0", "1e0", "1", "0.0", "-0"] {
+            let text = format!(r#"{{"version":{version},"entries":[{{"name":"a","tool":"t"}}]}}"#);
+            assert!(NameMap::from_json_value(serde_json::from_str(&text).unwrap()).is_ok(), "{text}");
+        }
+        for version in ["1.5", "-1", "4294967296", "4294967296.0"] {
+            let text = format!(r#"{{"version":{version},"entries":[]}}"#);
+            assert_eq!(NameMap::from_json_value(serde_json::from_str(&text).unwrap()).unwrap_err().code, ErrorCode::InvalidInput, "{text}");
+        }
         // F3 (s24c): a lone surrogate escape in a name is refused, elsewhere it is text.
         for (text, key) in [
             (r#"{"version":1,"entries":[{"name":"a","server":"s","tool":"x\udc00"}]}"#, Some("entries[0].tool")),

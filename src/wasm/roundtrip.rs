@@ -70,7 +70,12 @@ pub fn parse_tool_calls_with_map(response: JsValue, provider: JsValue, name_map:
 fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) -> Result<JsValue, Error> {
     let format = CallFormat::parse(&string_param(provider, "provider")?)?;
     let response = match response.as_string() {
-        Some(text) => parse(&text, "response")?,
+        Some(text) => {
+            // Read as the object `JSON.parse` makes of it: an index written `0.0` is 0.
+            let mut v = parse(&text, "response")?;
+            crate::model::integral_numbers(&mut v);
+            v
+        }
         None => from_js(response, "response")?,
     };
     let calls = parse_tool_calls(&response, format, map)?;

@@ -117,6 +117,24 @@ test("bytes of another realm (node:vm, a Jest or vitest environment, an iframe) 
   }
 });
 
+test("text with an integer written as a double (an index 0.0, a name map's version 1.0) reads as the object JSON.parse makes of it (s26d F3)", () => {
+  for (const idx of ["0.0", "-0", "1.0", "0e0", "1E0"]) {
+    const chunk = `{"id":"x","object":"chat.completion.chunk","choices":[{"index":0.0,"delta":{"tool_calls":[{"index":${idx},"id":"c1","type":"function","function":{"name":"ok","arguments":"{\\"n\\":2.0}"}}]},"finish_reason":"tool_calls"}]}`;
+    const fromText = new tw.ToolCallAccumulator("openai");
+    const fromObject = new tw.ToolCallAccumulator("openai");
+    const calls = [...fromText.push(`data: ${chunk}\n\n`), ...fromText.finish()];
+    assert.deepEqual(calls, [...fromObject.push(JSON.parse(chunk)), ...fromObject.finish()], idx);
+    assert.equal(calls.length, 1, idx);
+    assert.deepEqual(fromText.message(), fromObject.message(), idx);
+    const completion = chunk.replace("chat.completion.chunk", "chat.completion").replace('"delta"', '"message"');
+    assert.deepEqual(tw.parseToolCalls(completion, "openai"), tw.parseToolCalls(JSON.parse(completion), "openai"), idx);
+  }
+  const map = tw.NameMap.fromTools([{ name: "get" }], "openai");
+  const text = JSON.stringify(map).replace(/"version":1/, '"version":1.0');
+  assert.match(text, /"version":1\.0/);
+  assert.equal(tw.NameMap.fromJSON(text).resolve("get").tool, "get");
+});
+
 test("ToolCallAccumulator.push refuses a Promise and a Map instead of reading {}", async () => {
   const acc = new tw.ToolCallAccumulator("anthropic");
   await refused(() => acc.push(Promise.resolve({ type: "ping" })), "INVALID_INPUT", /did you forget await\?/);
