@@ -1355,6 +1355,9 @@ struct StreamText {
     /// A line past [`MAX_STREAM_EVENT_BYTES`] was dropped before its end: the rest of it is
     /// passed over, not read as lines of its own.
     skipping: bool,
+    /// A line was refused before its end (no line of an event stream starts so): the rest of it,
+    /// with its end, is passed over, so that it is one error wherever the text was cut.
+    refused: bool,
 }
 
 /// A stream that is one JSON array of events, as Gemini's `streamGenerateContent` without
@@ -1812,6 +1815,13 @@ impl StreamText {
             self.skipping = false;
             text = &text[end..];
         }
+        if self.refused {
+            // Up to the line end, which is the refused line's own: what follows is read as ever.
+            let Some(end) = text.find(['\n', '\r']) else { return };
+            self.refused = false;
+            self.after_cr = text.as_bytes()[end] == b'\r';
+            text = &text[end + 1..];
+        }
         // One JSON text given whole between events, over several lines (pretty-printed): one
         // event. (Lines of JSON, one event each, are read below.)
         if self.line.is_empty() && !self.has_data && self.json.is_empty() {
@@ -1865,7 +1875,8 @@ impl StreamText {
             }
         } else if line.starts_with(['{', '[']) {
             whole_event(line)
-        } else if let Some(value) = line.strip_prefix("data:") {
+        } else if let Some(value) = self.line.strip_prefix("data:") {
+            // At the line's start only: ` data:` is no field of the stream, as when the line comes whole.
             let value = value.strip_prefix(' ').unwrap_or(value);
             if self.has_data {
                 whole_event(&format!("{}\n{value}", self.data))
@@ -1876,7 +1887,7 @@ impl StreamText {
             None
         };
         if let Some(event) = candidate {
-            if line.starts_with("data:") {
+            if self.line.starts_with("data:") {
                 self.data.clear();
                 self.has_data = false;
             }
@@ -1884,9 +1895,11 @@ impl StreamText {
             (self.json, self.depth) = (String::new(), JsonDepth::default());
             events.extend(event.map(Ok));
         } else if self.json.is_empty() && !may_go_on(&self.line) {
-            // No line of an event stream starts so: an error now, not with the next text.
+            // No line of an event stream starts so: an error now, not with the next text, and
+            // the rest of the line passed over (as when it comes whole), not read as a line.
             let line = std::mem::take(&mut self.line);
             self.line_done(&line, events);
+            self.refused = true;
         }
         // A line that never ends, or data that never makes an event: bounded, and said.
         if self.line.len() + self.data.len() + self.json.len() > MAX_STREAM_EVENT_BYTES {
@@ -6095,6 +6108,42 @@ mod tests {
         for i in ["0.0", "-0", "0e0"] {
             assert_eq!(calls(CallFormat::Anthropic, &anthropic(i)), whole, "{i}");
             assert_eq!(calls(CallFormat::Bedrock, &bedrock(i)), whole_bedrock, "{i}");
+        }
+    }
+
+    /// A line that is neither SSE nor JSON is one `INVALID_JSON` and no event wherever the stream
+    /// was cut: refused from its first pieces, the rest of it up to its end is passed over, not
+    /// read as a line of its own (whose JSON tail would give a call).
+    #[test]
+    fn a_line_refused_before_its_end_is_passed_over_to_its_end() {
+        let call = r#"{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"delete_repo","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#;
+        let next = r#"data: {"id":"y","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c2","type":"function","function":{"name":"ok","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#;
+        for field in ["x: ", "DATA: ", "data : ", " data: ", "x-request-id: "] {
+            for end in ["\n", "\r\n", "\r"] {
+                let text = format!("{field}{call}{end}{end}{next}{end}{end}");
+                let outcome = |pieces: &[&str]| {
+                    let mut acc = Accumulator::new(CallFormat::OpenAi);
+                    let (mut ids, mut errors) = (Vec::new(), 0);
+                    for piece in pieces {
+                        match acc.push_text(piece, None) {
+                            Ok(c) => ids.extend(c.into_iter().map(|c| c.id)),
+                            Err(e) => {
+                                assert_eq!(e.code, ErrorCode::InvalidJson);
+                                errors += 1;
+                            }
+                        }
+                    }
+                    ids.extend(acc.finish(None).unwrap().into_iter().map(|c| c.id));
+                    (ids, errors)
+                };
+                let whole = outcome(&[&text]);
+                assert_eq!(whole, (vec![Some("c2".to_owned())], 1), "{field:?} {end:?}");
+                for cut in (1..text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    assert_eq!(outcome(&[&text[..cut], &text[cut..]]), whole, "{field:?} {end:?} cut at {cut}");
+                }
+                let bytes: Vec<String> = text.chars().map(String::from).collect();
+                assert_eq!(outcome(&bytes.iter().map(String::as_str).collect::<Vec<_>>()), whole, "{field:?} {end:?} a character at a time");
+            }
         }
     }
 
