@@ -626,7 +626,9 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
 /// in it (which UTF-8 cannot hold) written as its JSON escape (`\ud83d`), as `JSON.stringify`
 /// writes one: JSON readers then take it as they take escaped text (a name that holds one
 /// refused, a pair split between two pieces of a stream joined) instead of meeting a U+FFFD
-/// put in silently. Text that reads without U+FFFD is not looked at again.
+/// put in silently. One right after a backslash that escapes it is left as it is, for the JSON
+/// reader to refuse (`"C:\` then a half is no JSON, as `JSON.parse` says). Text that reads
+/// without U+FFFD is not looked at again.
 pub(crate) fn json_string_text(s: &js_sys::JsString, what: &str) -> Result<String> {
     let text = string_text(s, what)?;
     // As many bytes as UTF-16 units: all ASCII, no U+FFFD (most JSON, looked at no further).
@@ -644,8 +646,16 @@ fn escaped_lone_surrogates(s: &js_sys::JsString, what: &str) -> Option<Result<St
     let pattern = js_sys::RegExp::new("[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[\\uD800-\\uDFFF]", "g");
     let found = std::rc::Rc::new(std::cell::Cell::new(false));
     let seen = found.clone();
-    let escape = Closure::<dyn FnMut(js_sys::JsString) -> js_sys::JsString>::new(move |m: js_sys::JsString| {
+    let escape = Closure::<dyn FnMut(js_sys::JsString, u32, js_sys::JsString) -> js_sys::JsString>::new(move |m: js_sys::JsString, at: u32, s: js_sys::JsString| {
         if m.length() == 2 {
+            return m;
+        }
+        // After a backslash that escapes it (`"C:\` then the half), as an escape it would make
+        // `\\ud800`, valid JSON for text that was never there: left as it is, it reads as the
+        // invalid escape it is (the runs of backslashes before halves are apart: each is counted
+        // once).
+        let backslashes = (0..at).rev().take_while(|&i| s.char_code_at(i) == f64::from(b'\\')).count();
+        if backslashes % 2 == 1 {
             return m;
         }
         seen.set(true);

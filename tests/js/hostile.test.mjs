@@ -266,6 +266,33 @@ test("lone surrogates in JS strings become U+FFFD, reported where they were", ()
   stillWorks();
 });
 
+test("a raw lone surrogate right after a backslash that escapes it is invalid JSON, as JSON.parse says; after an escaped backslash it is text (s26d F5)", () => {
+  const L = "\ud800";
+  const tools = (bs) => `[{"name":"t","description":"C:${bs}${L}","inputSchema":{"type":"object","properties":{"p":{"type":"string","enum":["a${bs}${L}"]}}}}]`;
+  const stream = (bs) => `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c${bs}${L}","type":"function","function":{"name":"t","arguments":"{}"}}]}}]}\n\n`;
+  const map = (bs) => `{"version":1,"entries":[{"name":"mcp__s__get","server":"s","tool":"get${bs}${L}"}]}`;
+  for (const bs of ["\\", "\\\\\\"]) {
+    assert.throws(() => JSON.parse(tools(bs)), SyntaxError);
+    survives(() => assert.fail(tw.convertMcpToolsJson(tools(bs), "openai")), ["INVALID_JSON"]);
+    const acc = new tw.ToolCallAccumulator("openai");
+    survives(() => assert.fail(JSON.stringify(acc.push(stream(bs)))), ["INVALID_JSON"]);
+    acc.free();
+    survives(() => assert.fail(tw.NameMap.fromJSON(map(bs))), ["INVALID_JSON"]);
+    // A name map given as text where one is taken.
+    survives(() => assert.fail(tw.parseToolCalls({ type: "tool_use", id: "x", name: "mcp__s__get", input: {} }, "anthropic", map(bs))), ["INVALID_JSON"]);
+  }
+  // An escaped backslash, then the half: JSON.parse reads a backslash and U+D800, toolwire a backslash and U+FFFD.
+  for (const bs of ["", "\\\\"]) {
+    JSON.parse(tools(bs));
+    const out = tw.convertMcpToolsJson(tools(bs), "openai");
+    assert.equal(JSON.parse(out)[0].function.description, `C:${bs ? "\\" : ""}\ufffd`);
+    const acc = new tw.ToolCallAccumulator("openai");
+    acc.push(stream(bs));
+    assert.equal(acc.finish()[0].id, `c${bs ? "\\" : ""}\ufffd`);
+  }
+  stillWorks();
+});
+
 test("a lone surrogate in a name is refused: as U+FFFD two names would be one", () => {
   const code = (fn) => {
     try {
