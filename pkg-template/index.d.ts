@@ -3057,7 +3057,12 @@ export class McpHub {
   notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: Signal; meta?: JsonObject }): Promise<void>;
   /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
   listAll<M extends McpListMethod>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
-  /** Closes every session, each with at most 3 s; resolves to the failures (errors carry `server`). Hook it to `pagehide`. */
+  /**
+   * Closes every session, each with at most 3 s; resolves to the failures (errors carry `server`). Hook it to `pagehide`.
+   * What is in flight is ended with `NOT_CONNECTED`: the calls and requests sent, a `tools()` listing, and a call
+   * waiting for `confirm` (the signal `confirm` was given aborts; the call is not sent, whatever the answer). A call
+   * made afterwards connects its server again.
+   */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
   /** The names of the hub's servers, in the order the `servers` object gave them. */
   readonly servers: string[];

@@ -166,6 +166,8 @@ pub struct Hub<T: Transport, C: Clock> {
     /// How many [`Hub::close_all`] have started: a listing that a close met compares it (its
     /// failures are the close's, not the servers').
     closes: Cell<u64>,
+    /// Told when a [`Hub::close_all`] starts: a call waiting for its confirmation ends then.
+    close_started: CloseSignal,
 }
 
 /// Counts a [`Hub::list_tools`] as under way for as long as it lives, and tells its end.
@@ -254,6 +256,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             lists_running: Cell::new(0),
             list_ended: CloseSignal::default(),
             closes: Cell::new(0),
+            close_started: CloseSignal::default(),
         }
     }
 
@@ -725,9 +728,11 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                         let answer = match &self.confirm {
                             Some(confirm) => Some({
                                 let asked = confirm(&ConfirmRequest { name: &name, args: &args, server: &server, tool: &tool, provider });
-                                // An abort, or the call's total time running out, while the user is
-                                // asked ends the call now (and drops the question, which aborts its
-                                // signal), not once they answer.
+                                // An abort, the call's total time running out, or `close_all`, while
+                                // the user is asked ends the call now (and drops the question, which
+                                // aborts its signal), not once they answer: a call confirmed after the
+                                // close would connect the server again, a session no one closes.
+                                let closed = self.close_started.wait();
                                 let total = opts.max_total_timeout_ms;
                                 let cancel = async {
                                     match opts.cancel.as_mut() {
@@ -741,9 +746,16 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                                         None => futures_util::future::pending().await,
                                     }
                                 };
-                                pin_mut!(cancel, deadline);
-                                match select(asked, select(cancel, deadline)).await {
-                                    Either::Left((answer, _)) => answer,
+                                pin_mut!(cancel, deadline, closed);
+                                // The close first: an answer that came with it is too late.
+                                match select(select(closed, asked), select(cancel, deadline)).await {
+                                    Either::Left((Either::Right((answer, _)), _)) => answer,
+                                    Either::Left((Either::Left(_), _)) => {
+                                        return Err(Error::new(
+                                            ErrorCode::NotConnected,
+                                            format!("the call of \"{provider_name}\" was abandoned: closeAll() was called while its confirmation was asked for; it was not sent (a later call connects the server again)"),
+                                        ))
+                                    }
                                     Either::Right((Either::Left(_), _)) => {
                                         return Err(Error::new(
                                             ErrorCode::Aborted,
@@ -885,6 +897,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// request). Returns the servers whose close failed (their errors carry `server`).
     pub async fn close_all(&self) -> Vec<ServerError> {
         self.closes.set(self.closes.get() + 1);
+        self.close_started.fire();
         let results = join_all(self.servers.iter().map(|(name, client)| async move {
             let close = client.close();
             let grace = self.clock.sleep(3_000);
@@ -1439,6 +1452,62 @@ mod tests {
         let e = block_on(hub.call_tool("mcp__s__rm", json!({}), opts)).unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (ErrorCode::Aborted, "the call of \"mcp__s__rm\" was aborted while its confirmation was asked for"));
         assert!(dropped.get());
+    }
+
+    /// `close_all` while a call waits for its confirmation ends the call with `NOT_CONNECTED`, as
+    /// it ends a call in flight, and drops the question (which aborts the signal the JavaScript
+    /// callback was given). Once, the call went on waiting, and an answer after the close
+    /// connected the server again and called the tool: a session no one closed.
+    #[test]
+    fn close_all_while_a_call_is_confirmed_ends_it_and_drops_the_question() {
+        struct Dropped(Rc<Cell<bool>>);
+        impl Drop for Dropped {
+            fn drop(&mut self) {
+                self.0.set(true);
+            }
+        }
+        let (gate, dropped) = (Gate::default(), Rc::new(Cell::new(false)));
+        let (answered, flag) = (gate.clone(), dropped.clone());
+        let confirm: Confirm = Box::new(move |_| {
+            let (gate, guard) = (answered.clone(), Dropped(flag.clone()));
+            Box::pin(async move {
+                let _guard = guard;
+                gate.wait().await;
+                Ok(true)
+            })
+        });
+        let sent = Rc::new(RefCell::new(Vec::<String>::new()));
+        let log = sent.clone();
+        let server = Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            let method = b["method"].as_str().map_or_else(|| format!("{:?}", req.method), str::to_owned);
+            log.borrow_mut().push(method.clone());
+            match method.as_str() {
+                "initialize" => init_reply_id(b["id"].as_i64().unwrap(), "2025-11-25", Some("s2")),
+                "tools/call" => json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "result": {"content": []}})),
+                _ => accepted(),
+            }
+        }));
+        let hub = hub(vec![("s", vec![listing(json!([{"name": "rm"}])), server])], Some(json!({})), Some(confirm));
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let (called, failed) = block_on(futures_util::future::join(hub.call_tool("mcp__s__rm", json!({}), CallOptions::default()), async {
+            // The call, polled first, waits for its confirmation.
+            let failed = hub.close_all().await;
+            // The user answers after the close.
+            gate.open();
+            failed
+        }));
+        assert!(failed.is_empty(), "{failed:?}");
+        let e = called.unwrap_err();
+        assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::NotConnected, Some("rm")), "{e}");
+        assert_eq!(e.details.as_ref().unwrap()["server"], "s");
+        assert_eq!(
+            e.message,
+            "the call of \"mcp__s__rm\" was abandoned: closeAll() was called while its confirmation was asked for; it was not sent (a later call connects the server again)"
+        );
+        assert!(dropped.get(), "the question is dropped");
+        assert_eq!(*sent.borrow(), ["Delete"], "nothing but the close's DELETE: no new session, no call");
     }
 
     /// A call's `max_total_timeout_ms` bounds the wait for its confirmation: a question not

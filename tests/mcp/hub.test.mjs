@@ -578,6 +578,37 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("closeAll() while a call waits for confirm: NOT_CONNECTED at once, confirm's signal aborted, nothing sent after it", async () => {
+    const e = endpoints({ alpha: "normal" });
+    const asked = [];
+    let answer;
+    const hub = new McpHub(e.servers, {
+      policy: { ask: ["*add*"], defaultAction: "allow" },
+      confirm: (name, args, call) => {
+        asked.push(call);
+        return new Promise((r) => (answer = r));
+      },
+    });
+    await hub.tools("openai");
+    const pending = hub.callTool(providerName(hub, "alpha", "add"), { a: 1, b: 2 });
+    pending.catch(() => {});
+    assert.ok(await waitFor(() => asked.length === 1), "confirm asked");
+    assert.deepEqual(await hub.closeAll(), []);
+    const err = await within(2_000, rejectsWith(pending, "NOT_CONNECTED"), "the call waiting for confirm");
+    assert.deepEqual([err.server, err.tool], ["alpha", "add"]);
+    assert.match(err.message, /closeAll\(\) was called while its confirmation was asked for; it was not sent/);
+    assert.equal(asked[0].signal.aborted, true, "the dialog can be closed");
+    // The user's answer after the close opens no session and calls nothing.
+    const before = await e.stats("alpha");
+    answer(true);
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await e.stats("alpha");
+    assert.deepEqual([after.initialize.length, after.calls.length], [before.initialize.length, 0]);
+    // A call made after the close connects again, as documented.
+    assert.equal((await hub.callTool(providerName(hub, "alpha", "echo"), { message: "again" })).text, "again");
+    await hub.closeAll();
+  });
+
   test("policy: rules name the server and the tool, whatever naming the provider sees", async () => {
     // `a_b` against `a`, a dotted name OpenAI sanitises, and one too long to stay whole.
     const long = "s".repeat(70);
