@@ -3071,7 +3071,8 @@ export class McpHub {
    * end the servers' sessions: they stay open until they expire. `closeAll()` ends them: await that first, or use
    * `await using hub = new McpHub(...)`, which does both. What the hub's methods left running stops: a `listen()`
    * resolves `{ servers: {}, errors: [] }` (its streams closed, `onEnd` told nothing more), and the calls, listings and
-   * requests in flight reject with `NOT_CONNECTED` ("... the McpHub was freed"). A `closeAll()` under way goes on.
+   * requests in flight reject with `NOT_CONNECTED` ("... the McpHub was freed"), with their `server` (and a call's
+   * `tool`, once its name was read) as their other errors. A `closeAll()` under way goes on.
    * Only `free()` (or `using`) does so, not the hub's garbage collection.
    */
   free(): void;

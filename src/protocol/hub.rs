@@ -627,6 +627,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         .map(|r| r.map.clone())
     }
 
+    /// The server and MCP tool that [`Hub::call_tool_for`] would route `provider_name` to, by the
+    /// same map, or `None` for a name it does not know.
+    pub fn route(&self, target: Option<Target>, provider_name: &str) -> Option<(String, String)> {
+        let routes = self.routes.borrow();
+        let routes = match target {
+            None => routes.last(),
+            Some(t) => routes.iter().find(|r| r.target == t),
+        }?;
+        let (e, _) = routes.resolve(provider_name).ok()?;
+        Some((e.server.clone().unwrap_or_default(), e.tool.clone()))
+    }
+
     /// Whether the last [`Hub::list_tools`] was asked for `server` (every server until one is).
     fn selected(&self, server: &str) -> bool {
         match &*self.selection.borrow() {

@@ -951,7 +951,20 @@ impl Freed {
     /// [`Freed::until_freed`], rejecting with `NOT_CONNECTED` (as a request that `close()`
     /// abandons does).
     fn rejected_when_freed(&self, what: &'static str, class: &'static str, fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>) -> Promise {
-        self.until_freed(fut, move || Err(Error::new(ErrorCode::NotConnected, format!("{what} was abandoned: the {class} was freed (free() was called on it)"))))
+        self.rejected_when_freed_about(what, class, None, fut)
+    }
+
+    /// [`Freed::rejected_when_freed`] for a hub's call to one server: the error carries `server`
+    /// (and `tool`, the MCP name, when given), as every other error of the call does.
+    fn rejected_when_freed_about(&self, what: &'static str, class: &'static str, about: Option<(String, Option<String>)>, fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>) -> Promise {
+        self.until_freed(fut, move || {
+            let e = Error::new(ErrorCode::NotConnected, format!("{what} was abandoned: the {class} was freed (free() was called on it)"));
+            Err(match about {
+                Some((server, Some(tool))) => crate::protocol::hub::about_server(e.with_tool(&tool), &server),
+                Some((server, None)) => crate::protocol::hub::about_server(e, &server),
+                None => e,
+            })
+        })
     }
 }
 
@@ -1385,7 +1398,10 @@ impl JsMcpHub {
             };
             Ok((name, args, provider, call_options_of(&options, &HUB_CALL_KEYS)?))
         })();
-        self.freed.rejected_when_freed("callTool", "McpHub", Box::pin(async move {
+        // Where the name map sends the call (as the call reads it, on its first poll): the error
+        // of a call that `free()` abandons names them, as one that `closeAll()` abandons does.
+        let about = prepared.as_ref().ok().and_then(|(name, _, provider, _)| hub.route(*provider, name)).map(|(server, tool)| (server, Some(tool)));
+        self.freed.rejected_when_freed_about("callTool", "McpHub", about, Box::pin(async move {
             let (name, args, provider, opts) = prepared?;
             let r = hub.call_tool_for(provider, &name, args, opts).await?;
             to_js(&crate::model::object([
@@ -1402,7 +1418,8 @@ impl JsMcpHub {
     pub fn request(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = server_request(&server, &method, &params, &options, &CALL_KEYS);
-        self.freed.rejected_when_freed("request", "McpHub", Box::pin(async move {
+        let about = prepared.as_ref().ok().map(|(server, ..)| (server.clone(), None));
+        self.freed.rejected_when_freed_about("request", "McpHub", about, Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             to_js(&hub.request(&server, &method, params, opts).await?)
         }))
@@ -1412,7 +1429,8 @@ impl JsMcpHub {
     pub fn notify(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = server_request(&server, &method, &params, &options, &NOTIFY_KEYS);
-        self.freed.rejected_when_freed("notify", "McpHub", Box::pin(async move {
+        let about = prepared.as_ref().ok().map(|(server, ..)| (server.clone(), None));
+        self.freed.rejected_when_freed_about("notify", "McpHub", about, Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             hub.notify(&server, &method, params, opts).await?;
             Ok(JsValue::UNDEFINED)
@@ -1424,7 +1442,8 @@ impl JsMcpHub {
     pub fn list_all(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = server_request(&server, &method, &params, &options, &CALL_KEYS);
-        self.freed.rejected_when_freed("listAll", "McpHub", Box::pin(async move {
+        let about = prepared.as_ref().ok().map(|(server, ..)| (server.clone(), None));
+        self.freed.rejected_when_freed_about("listAll", "McpHub", about, Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             to_js(&Value::Array(hub.list_all(&server, &method, params, opts).await?))
         }))

@@ -953,6 +953,21 @@ describe("McpHub against malicious servers", () => {
     assert.ok(await waitFor(async () => (await e.stats("slow")).calls[0]?.closedByClient), "the pending call's request was aborted");
   });
 
+  test("free(): the calls and requests it abandons reject NOT_CONNECTED with their server (and the call's tool)", async () => {
+    const e = endpoints({ slow: "hang", fine: "normal" });
+    const hub = new McpHub(e.servers);
+    await hub.tools("openai");
+    const call = hub.callTool(providerName(hub, "slow", "echo"), {}).catch((err) => err);
+    const request = hub.request("slow", "tools/call", { name: "echo", arguments: {} }).catch((err) => err);
+    assert.ok(await waitFor(async () => (await e.stats("slow")).calls.length === 2), "both sent");
+    hub.free();
+    const [c, r] = await within(3_000, Promise.all([call, request]), "the abandoned calls");
+    assert.deepEqual([c.code, c.server, c.tool], ["NOT_CONNECTED", "slow", "echo"]);
+    assert.match(c.message, /callTool was abandoned: the McpHub was freed/);
+    assert.deepEqual([r.code, r.server, r.tool], ["NOT_CONNECTED", "slow", undefined]);
+    assert.match(r.message, /request was abandoned: the McpHub was freed/);
+  });
+
   test("listen: servers without a standalone stream (GET 405) say so; servers the last listTools() left out and not connected are not listened to", async () => {
     const e = endpoints({ alpha: "normal", beta: "normal" });
     const hub = new McpHub(e.servers);
