@@ -2911,7 +2911,10 @@ export interface McpHubListOptions {
  * conversion's `limits`, an empty name, or a server left out for `limits.maxTools`: `code` `LIMIT_EXCEEDED`, the
  * `reason` naming the server): `index` is its position in its server's listing (as
  * `listTools()` gives that server's tools), `code` and `reason` those of the error converting it gives (the `reason`
- * names it, and the path of what failed).
+ * names it, and the path of what failed). Or its server listed its name before (`code` `INVALID_TOOL`, `index` that
+ * of the repeat, the `reason` that of the first): MCP names are unique within a server, so this entry is no tool of
+ * its own. It is still offered, under a name of its own, and its calls go to the server's one tool of that name,
+ * whose arguments the entries may describe each differently.
  */
 export interface McpDroppedTool {
   server: string;
@@ -2986,7 +2989,8 @@ export class McpHub {
   /**
    * The tools left out of those the hub offers, server by server (those of the last listing): a 2026-07-28
    * server's listing's left-outs, and the tools the last `tools()` could not convert (until the next
-   * `tools()`). Read it after `tools()`: the same list as `listTools()`'s `dropped`.
+   * `tools()`). Read it after `tools()`: the same list as `listTools()`'s `dropped`. With them, an entry that repeats
+   * a tool name its server listed before (`INVALID_TOOL`): offered all the same, calling the one tool of that name.
    */
   readonly droppedTools: McpDroppedTool[];
   /**

@@ -343,7 +343,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// out (entries that are no objects or have no string `name`, with their `index`; 2026-07-28 servers: broken
     /// `x-mcp-header` marks), each `{server, name, reason}`, and
     /// those the last [`Hub::tools`] could not convert, each `{server, name, index, code,
-    /// reason}` (`index`: in the server's listing; `code`: the error's).
+    /// reason}` (`index`: in the server's listing; `code`: the error's). With them, the entries
+    /// of a listing that repeat a name the server listed before (`INVALID_TOOL`, see
+    /// [`listed_again`]): offered, but not a tool of their own.
     pub fn dropped_tools(&self) -> Vec<Value> {
         let (listed, unconverted) = (self.listed.borrow(), self.unconverted.borrow());
         let mut out = Vec::new();
@@ -355,7 +357,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 }
                 out.push(d);
             }
-            out.extend(unconverted.iter().filter(|d| d["server"] == l.server.as_str()).cloned());
+            let left_out: Vec<&Value> = unconverted.iter().filter(|d| d["server"] == l.server.as_str()).collect();
+            let offered = |i: usize| !left_out.iter().any(|d| d["index"].as_u64() == Some(i as u64));
+            out.extend(listed_again(&l.server, &l.tools, offered));
+            out.extend(left_out.into_iter().cloned());
         }
         out
     }
@@ -930,6 +935,28 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 /// alone says which server failed.
 pub(crate) fn about_server(e: Error, server: &str) -> Error {
     e.with_detail("server", server.owned())
+}
+
+/// The entries of a server's listing that repeat an earlier entry's name, each `{server, name,
+/// index, code, reason}`: the server lists one tool more than once (MCP: names SHOULD be unique
+/// within a server). Each entry is offered, under a name of its own, and every one calls the
+/// server's one tool, which runs as at most one of them says: the app is told (as the conversion's
+/// report says `names/duplicate-tool`), and what the server gave is not changed.
+/// `offered`: whether the entry at an index was converted (one left out repeats nothing).
+fn listed_again(server: &str, tools: &[Value], offered: impl Fn(usize) -> bool) -> Vec<Value> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for (index, tool) in tools.iter().enumerate().filter(|(i, _)| offered(*i)) {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
+        let at = *first.entry(name).or_insert(index);
+        if at != index {
+            let reason = format!(
+                "server \"{server}\" lists tool \"{name}\" again (first at index {at}): each entry is offered under a name of its own, and every one calls its one tool \"{name}\""
+            );
+            out.push(unconverted_tool(server, index, tool, ErrorCode::InvalidTool, &reason));
+        }
+    }
+    out
 }
 
 /// A listed tool: its server, its index in that server's listing, the tool.
@@ -1870,5 +1897,27 @@ mod tests {
             assert!(dropped[0]["reason"].as_str().unwrap().starts_with("server \"big\" offers 3 tools: with the other servers' tools more than limits.maxTools (2)"), "{dropped:?}");
             assert_eq!(call(&hub, "mcp__good__echo").unwrap().text, "hi");
         }
+    }
+
+    /// A server that lists one tool name twice: both entries are offered (each under a name of its
+    /// own, both calling the one tool), and the later one is in `dropped_tools` with
+    /// `INVALID_TOOL`, saying so. The hub once said nothing, where the conversion's report says
+    /// `names/duplicate-tool`.
+    #[test]
+    fn a_tool_listed_twice_by_one_server_is_said() {
+        let tools = json!([{"name": "same", "description": "first"}, {"name": "other"}, {"name": "same", "description": "second"}]);
+        let hub = hub(vec![("raw", vec![listing(tools)]), ("web", vec![listing(json!([{"name": "same"}]))])], None, None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let said = |hub: &TestHub| hub.dropped_tools().iter().map(|d| (d["server"].as_str().unwrap().to_owned(), d["index"].as_u64().unwrap(), d["code"].as_str().unwrap().to_owned())).collect::<Vec<_>>();
+        assert_eq!(said(&hub), [("raw".to_owned(), 2, "INVALID_TOOL".to_owned())], "another server's tool of that name is no repeat");
+        let out = hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().len(), 4, "every entry is still offered: {out}");
+        assert_eq!(said(&hub).len(), 1);
+        let d = &hub.dropped_tools()[0];
+        assert_eq!(d["name"], "same");
+        assert_eq!(
+            d["reason"],
+            "server \"raw\" lists tool \"same\" again (first at index 0): each entry is offered under a name of its own, and every one calls its one tool \"same\""
+        );
     }
 }

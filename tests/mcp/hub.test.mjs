@@ -889,6 +889,13 @@ describe("McpHub against malicious servers", () => {
         assert.ok(names.length >= 2 * (COLLIDE_TOOLS.length - 1), "at most the duplicate `dup` of a server is dropped");
       }
     }
+    // Each server's second `dup` is said, and still offered (each name calls the one tool).
+    assert.deepEqual(
+      hub.droppedTools.map((d) => [d.server, d.name, d.index, d.code]),
+      [["a", "dup", 5, "INVALID_TOOL"], ["a_b", "dup", 5, "INVALID_TOOL"]],
+    );
+    assert.match(hub.droppedTools[0].reason, /server "a" lists tool "dup" again \(first at index 4\)/);
+    assert.deepEqual((await hub.listTools()).dropped, hub.droppedTools);
     await hub.tools("openai", { separator: "_" });
     const x = providerName(hub, "a", "b__c");
     const y = providerName(hub, "a_b", "c");
