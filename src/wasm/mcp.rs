@@ -1217,10 +1217,12 @@ impl JsMcpHub {
         refuse_unknown_keys(&options, "options", &HUB_KEYS)?;
         let default_fetch = opt_fn(&options, "fetch")?;
         crate::wasm::interop::refuse_lossy(&servers, "servers")?;
-        let obj: &Object = servers
-            .dyn_ref::<Object>()
-            .filter(|_| !servers.is_null() && !is_array(&servers) && !servers.is_function())
-            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, format!("servers must be an object: name → {{url, headers?}}, got {}", describe_js(&servers))))?;
+        // Any object but an array or a function, as every other argument is read: one with a null
+        // prototype, or another realm's, is no `instanceof Object`.
+        if !servers.is_object() || is_array(&servers) || servers.is_function() {
+            return Err(Error::new(ErrorCode::InvalidInput, format!("servers must be an object: name → {{url, headers?}}, got {}", describe_js(&servers))));
+        }
+        let obj: &Object = servers.unchecked_ref();
         let mut list = Vec::new();
         // A getter that throws is the error of `servers`, as JSON's would be.
         let entries = entries_of(obj).map_err(|e| Error::new(ErrorCode::InvalidInput, format!("servers cannot be read: {}", describe(&e))))?;

@@ -45,6 +45,21 @@ function providerName(hub, server, tool) {
 const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 describe("McpHub", () => {
+  test("new McpHub(servers): a null-prototype servers object, and another realm's, are read as a plain one", async () => {
+    const { runInNewContext } = await import("node:vm");
+    const url = "http://127.0.0.1:9/mcp";
+    const nullProto = Object.assign(Object.create(null), { one: { url }, two: { url } });
+    const otherRealm = runInNewContext(`({ one: { url: ${JSON.stringify(url)} }, two: { url: ${JSON.stringify(url)} } })`);
+    for (const servers of [nullProto, otherRealm]) {
+      const hub = new McpHub(servers);
+      assert.deepEqual(hub.servers, ["one", "two"]);
+      hub.free();
+    }
+    for (const bad of [null, [], () => {}, "x"]) {
+      assert.throws(() => new McpHub(bad), (err) => err.code === "INVALID_INPUT" && /servers must be an object/.test(err.message) && !/got an object/.test(err.message));
+    }
+  });
+
   test("listTools: tools of every server with serverName; failing servers in errors, not thrown", async () => {
     const deadPort = await freePort();
     const e = endpoints({ alpha: "normal", beta: "paginate3", locked: "unauthorized" });
