@@ -1161,7 +1161,8 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * `tool_calls`, `output`, `content`, `candidates`, `parts` not an array; `message`, `function`, `functionCall`,
  * `toolUse` not an object; a call's id or name (or a Bedrock `toolUse.type`) not a string; `status`, `finishReason`, `stopReason` not a string; an
  * OpenAI or Ollama call with `args`, `input` or `parameters` but no `arguments`, as LangChain's `{name, args, id}`;
- * a Chat message's or delta's legacy `function_call`, the `functions` API's call, which is not read;
+ * a Chat message's or delta's legacy `function_call`, the `functions` API's call, which is not read (beside calls in
+ * `tool_calls` it is passed over: their legacy copy, which llama-cpp-python's function-calling formats add);
  * a stream event: a Chat chunk, a Responses `response.*` event, an Anthropic `message_start`,
  * `content_block_start`..., which {@link ToolCallAccumulator} reads),
  * rather than reading as a response without calls: its message names the field

@@ -6185,5 +6185,56 @@ mod tests {
         // `function_call: null`, as some servers send beside `tool_calls`, is nothing.
         let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","function_call":null,"tool_calls":[{"id":"c","type":"function","function":fc}]}}]});
         assert_eq!(parse_tool_calls(&completion, CallFormat::OpenAi, None).unwrap().len(), 1);
+        // Beside no call (`tool_calls: []`), it is still the only call.
+        let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","function_call":fc,"tool_calls":[]}}]});
+        assert_eq!(parse_tool_calls(&completion, CallFormat::OpenAi, None).unwrap_err().code, ErrorCode::InvalidInput);
+    }
+
+    /// llama-cpp-python's function-calling formats copy the first call into `function_call`
+    /// beside `tool_calls`, in the message and in every delta, and not always as it is there
+    /// (functionary: the first of several calls; chatml-function-calling: one call's arguments
+    /// under the name the grammar picked after it, `""`; a stream's first delta has the first
+    /// piece of the arguments where the call has `""`): the calls of `tool_calls` are read, each
+    /// once, and the copy is neither an error nor a call, nor in the turn sent back (F1, s26a).
+    #[test]
+    fn a_function_call_beside_tool_calls_is_their_legacy_copy() {
+        let map = NameMap::build(&[(None, "get_weather")], &NamingOptions::default(), NameRule::Strict).0;
+        let call = |n: u64, city: &str| json!({"id":format!("call__{n}_get_weather_cmpl-1"),"type":"function","function":{"name":"get_weather","arguments":format!("{{\"city\":\"{city}\"}}")}});
+        let completion = |tool_calls: Value, fc: Value| {
+            json!({"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"function_call":fc,"tool_calls":tool_calls}}]})
+        };
+        for (completion, cities) in [
+            (completion(json!([call(0, "Paris"), call(1, "Rome")]), call(0, "Paris")["function"].clone()), &["Paris", "Rome"][..]),
+            (completion(json!([call(0, "Paris")]), json!({"name":"","arguments":"{\"city\":\"Paris\"}"})), &["Paris"][..]),
+        ] {
+            let calls = parse_tool_calls(&completion, CallFormat::OpenAi, Some(&map)).unwrap();
+            assert_eq!(calls.iter().map(|c| (c.tool.as_str(), c.arguments["city"].as_str().unwrap_or_default())).collect::<Vec<_>>(), cities.iter().map(|c| ("get_weather", *c)).collect::<Vec<_>>());
+            // The completion pushed for its message.
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            let mut pushed = push(&mut acc, &completion, Some(&map));
+            pushed.extend(acc.finish(Some(&map)).unwrap());
+            assert_eq!(pushed, calls);
+            let message = acc.message().unwrap();
+            assert!(message.get("function_call").is_none(), "{message}");
+            assert_eq!(message["tool_calls"], completion["choices"][0]["message"]["tool_calls"]);
+        }
+        // The stream of a call the user chose (`tool_choice`), as the server sends it.
+        let chunk = |delta: Value, finish: Value| json!({"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"finish_reason":finish,"logprobs":null,"delta":delta}]});
+        let piece = |fc: &str, tc: &str| {
+            let call = json!([{"index":0,"id":"call__0_get_weather_cmpl-1","type":"function","function":{"name":"get_weather","arguments":tc}}]);
+            chunk(json!({"role":null,"content":null,"function_call":{"name":"get_weather","arguments":fc},"tool_calls":call}), Value::Null)
+        };
+        let none = json!({"role":null,"content":null,"function_call":null,"tool_calls":null});
+        let stream = [chunk(json!({"role":"assistant","content":null,"function_call":null,"tool_calls":null}), Value::Null), piece(" ", ""), piece("{\"city\":", "{\"city\":"), piece("\"Paris\"}", "\"Paris\"}"), chunk(none, json!("tool_calls"))];
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mut calls: Vec<ToolCall> = Vec::new();
+        for ev in &stream {
+            calls.extend(acc.push(ev, Some(&map)).unwrap());
+        }
+        calls.extend(acc.finish(Some(&map)).unwrap());
+        assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments.clone())).collect::<Vec<_>>(), [(Some("call__0_get_weather_cmpl-1"), json!({"city":"Paris"}))]);
+        let message = acc.message().unwrap();
+        assert!(message.get("function_call").is_none(), "{message}");
+        assert_eq!(message["tool_calls"][0]["function"]["arguments"], "{\"city\":\"Paris\"}");
     }
 }

@@ -173,8 +173,12 @@ impl Check {
 
     fn chat_message(&self, m: &Value, at: &Path<'_>) -> Checked {
         // The legacy functions API's call: read as none, the model's call would be lost
-        // without a word (and with it, from the turn sent back).
-        if m.get("function_call").is_some_and(Value::is_object) {
+        // without a word (and with it, from the turn sent back). Beside calls in `tool_calls` it
+        // is their legacy view, not read: llama-cpp-python's function-calling formats copy the
+        // first call there in every message and delta, not always as in `tool_calls` (its first
+        // delta's arguments are the first piece where the call's are `""`).
+        let calls = m.get("tool_calls").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
+        if m.get("function_call").is_some_and(Value::is_object) && !calls {
             let (mut shown, mut pointer) = (String::new(), String::new());
             let at = Path::Key(at, "function_call");
             at.shown(self.root, &mut shown);
