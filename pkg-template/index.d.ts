@@ -1212,6 +1212,11 @@ export type OpenAiAssistantMessage = {
    * without it, "Missing `reasoning_content` field").
    */
   reasoning_content?: string;
+  /**
+   * The reasoning text as vLLM, Ollama's OpenAI-compatible endpoint, OpenRouter and Groq send it, when the stream
+   * gave one (vLLM reads it back before the calls, as gpt-oss's analysis; Ollama as the turn's thinking).
+   */
+  reasoning?: string;
   /** OpenRouter's reasoning details, as they came (a stream's pieces put together by `index` and `type`). */
   reasoning_details?: JsonObject[];
   /**
@@ -1242,6 +1247,8 @@ export type OllamaAssistantMessage = {
   role: "assistant";
   content: string | null;
   thinking?: string;
+  /** From its OpenAI-compatible endpoint: the reasoning text, which it reads back as the turn's thinking. */
+  reasoning?: string;
   /** As OpenAI's (a custom tool's call, through the OpenAI-compatible endpoint, is {@link OpenAiCustomToolCall}). */
   tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: JsonObject | string } } | OpenAiCustomToolCall>;
 };
@@ -1567,9 +1574,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `reasoningContent`, a system tool's `toolResult` and cited text. Names and arguments are the provider's, as the
    * model sent them (not mapped through the name map), but for `openai` and `bedrock` names the API refuses in a
    * history (below):
-   * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
-   *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
-   *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its
+   * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning?,
+   *   reasoning_details?, tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice
+   *   (DeepSeek's and Kimi's `reasoning_content`, the `reasoning` of vLLM, Ollama's `/v1`, OpenRouter and Groq,
+   *   OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its
    *   {@link ToolCall}'s `call_{n}`, once it is complete), with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature); a custom tool's call is `{id, type:
    *   "custom", custom: {name, input}}`, its name and input put together from its deltas as a function's are. OpenAI's parallel wrapper

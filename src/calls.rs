@@ -2197,7 +2197,7 @@ impl Accumulator {
                 let delta = first.and_then(|c| c.get("delta"));
                 let starts = |d: &Value| {
                     d.get("role").is_some_and(Value::is_string)
-                        || ["content", "refusal", "reasoning_content"].iter().any(|k| d.get(*k).and_then(Value::as_str).is_some_and(|t| !t.is_empty()))
+                        || ["content", "refusal", "reasoning_content", "reasoning"].iter().any(|k| d.get(*k).and_then(Value::as_str).is_some_and(|t| !t.is_empty()))
                         || d.get("tool_calls").and_then(Value::as_array).is_some_and(|t| !t.is_empty())
                 };
                 let begins = self.stream_ended && id.is_some() && id != self.stream_id.as_deref() && delta.is_some_and(starts);
@@ -2355,7 +2355,8 @@ impl Accumulator {
     /// wants back is dropped (thinking blocks and their signatures, reasoning items, thought
     /// signatures), and names and arguments are the provider's, as the model sent them:
     /// * OpenAI Chat and Ollama: `{role: "assistant", content (text or null), refusal?,
-    ///   thinking? (Ollama), reasoning_content? (DeepSeek, Kimi), reasoning_details? (OpenRouter),
+    ///   thinking? (Ollama), reasoning_content? (DeepSeek, Kimi), reasoning? (vLLM, Ollama's `/v1`,
+    ///   OpenRouter, Groq), reasoning_details? (OpenRouter),
     ///   tool_calls?: [{id, type: "function", function: {name, arguments}}]}`
     ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`. A
     ///   call sent without an id has the one its [`ToolCall`] has (`call_{n}`) once it is

@@ -62,7 +62,7 @@ pub(super) struct Turn {
     /// index (Responses), calls by index (Chat), parts and calls in order (Gemini, Ollama).
     parts: Vec<(Key, Part)>,
     /// Chat and Ollama: the message's text fields (`content`, `refusal`, `thinking`,
-    /// `reasoning_content`) and `reasoning_details`, an object
+    /// `reasoning_content`, `reasoning`) and `reasoning_details`, an object
     /// once there is one.
     fields: Value,
     /// Where in `fields.reasoning_details` the detail of each `index` and type is: a piece is
@@ -384,7 +384,9 @@ impl Turn {
                     append(&mut self.fields, &[k], "");
                 }
             }
-            self.append_fields(delta, &["content", "refusal", "reasoning_content"]);
+            // `reasoning`: vLLM's (which reads it back before the calls, gpt-oss's analysis),
+            // Ollama's `/v1` (its `thinking` when read back), OpenRouter's, Groq's.
+            self.append_fields(delta, &["content", "refusal", "reasoning_content", "reasoning"]);
             if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
                 self.reasoning_details(details);
             }
@@ -930,7 +932,7 @@ impl Turn {
                 let mut m = Map::new();
                 m.insert("role".into(), "assistant".into());
                 m.insert("content".into(), self.fields.get("content").cloned().unwrap_or(Value::Null));
-                for k in ["refusal", "thinking", "reasoning_content", "reasoning_details"] {
+                for k in ["refusal", "thinking", "reasoning_content", "reasoning", "reasoning_details"] {
                     if let Some(v) = self.fields.get(k) {
                         m.insert(k.into(), v.clone());
                     }
@@ -1190,6 +1192,41 @@ mod tests {
         let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning_content":"Why.","reasoning_details":details,"tool_calls":[call]},"finish_reason":"tool_calls"}]});
         let (_, message) = run(CallFormat::OpenAi, &[completion], None);
         assert_eq!((&message["reasoning_content"], &message["reasoning_details"]), (&json!("Why."), &details));
+    }
+
+    /// `reasoning` (vLLM, which reads it back before an assistant message's calls as gpt-oss's
+    /// analysis; Ollama's `/v1`, which reads it back as the turn's thinking; OpenRouter; Groq) is
+    /// kept as `reasoning_content` is, streamed or whole, for `openai` and `ollama`; a completion's
+    /// first delta of reasoning alone after the last one's end begins the next turn (F2, s26a).
+    #[test]
+    fn a_chat_turn_keeps_reasoning() {
+        let chunk = |id: &str, delta: Value, finish: Value| json!({"id":id,"object":"chat.completion.chunk","model":"openai/gpt-oss-20b","choices":[{"index":0,"delta":delta,"finish_reason":finish}]});
+        let call = json!({"index":0,"id":"chatcmpl-tool-1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}});
+        let turn = |id: &str| {
+            vec![
+                chunk(id, json!({"role":"assistant","content":"","reasoning":"The user wants the weather; "}), Value::Null),
+                chunk(id, json!({"reasoning":"call get_weather."}), Value::Null),
+                chunk(id, json!({"reasoning":null,"tool_calls":[call]}), Value::Null),
+                chunk(id, json!({}), json!("tool_calls")),
+            ]
+        };
+        let want = json!({"role":"assistant","content":"","reasoning":"The user wants the weather; call get_weather.","tool_calls":[
+            {"id":"chatcmpl-tool-1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]});
+        for format in [CallFormat::OpenAi, CallFormat::Ollama] {
+            assert_eq!(run(format, &turn("c1"), None).1, want, "{format:?}");
+            assert_eq!(run_text(format, &turn("c1"), 7), want, "{format:?}");
+            let completion = json!({"id":"c2","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+                "reasoning":"The user wants the weather.","tool_calls":[call]}}]});
+            assert_eq!(run(format, &[completion], None).1["reasoning"], "The user wants the weather.", "{format:?}");
+            // The next completion, pushed without `finish`, begins with reasoning alone.
+            let mut acc = Accumulator::new(format);
+            for e in turn("c1") {
+                acc.push(&e, None).unwrap();
+            }
+            acc.push(&chunk("c3", json!({"reasoning":"Now "}), Value::Null), None).unwrap();
+            acc.push(&chunk("c3", json!({"reasoning":"answer.","content":"Sunny."}), json!("stop")), None).unwrap();
+            assert_eq!(acc.message().unwrap(), json!({"role":"assistant","content":"Sunny.","reasoning":"Now answer."}), "{format:?}");
+        }
     }
 
     #[test]
