@@ -1557,11 +1557,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * (not a chunk within a completion, nor the usage chunk after it: some servers give each chunk its own id), a
    * Gemini or Vertex chunk with parts of another response (another `responseId`) after the last one's `finishReason`
    * (not the usage chunk after it), an Anthropic `message_start` of another
-   * message (another `message.id`; without ids, one after `message_stop`), and a Bedrock `messageStart` after a
-   * `messageStop`. In these cases the next turn's calls are never taken for the last's, nor two turns put in one message.
+   * message (another `message.id`; without ids, one after `message_stop`), a Bedrock `messageStart` after a
+   * `messageStop`, and an Ollama `/api/chat` chunk with a `message` after a `done: true` one. In these cases the next turn's calls are never taken for the last's, nor two turns put in one message.
    * Calls of the last turn not given yet (its stream cut short) are then dropped, and that `push` throws
-   * `INVALID_INPUT` saying that `finish()` was not called; the new turn is read all the same (a Bedrock stream
-   * cut short, which has no ids, is not known to have ended: the next is read as more of it; so is a Gemini or
+   * `INVALID_INPUT` saying that `finish()` was not called; the new turn is read all the same (a Bedrock or Ollama
+   * stream cut short, which has no ids, is not known to have ended: the next is read as more of it; so is a Gemini or
    * Vertex chunk without a `responseId`, as a proxy may send, or a chunk of another `responseId` before the last
    * one's `finishReason`, as a producer giving each chunk an id of its own may).
    */

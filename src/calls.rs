@@ -2077,7 +2077,8 @@ pub struct Accumulator {
     /// Responses' `response.id`, Gemini's `responseId`, Anthropic's `message.id`), and whether
     /// it ended (Chat: the first choice's `finish_reason`; Responses: `response.completed` or
     /// `response.incomplete`; Gemini: the first candidate's `finishReason`; Anthropic:
-    /// `message_stop`; Bedrock: `messageStop`), by which another's start is known
+    /// `message_stop`; Bedrock: `messageStop`; Ollama `/api/chat`: `done: true`), by which
+    /// another's start is known
     /// ([`Accumulator::next_turn`]).
     stream_id: Option<String>,
     stream_ended: bool,
@@ -2142,7 +2143,8 @@ impl Accumulator {
     /// another response (its `responseId`, which every chunk of one repeats) after the one read
     /// ended (its first candidate's `finishReason`; not the usage chunk after it; without ids,
     /// none: a proxy may put a `finishReason` on every chunk), an Anthropic `message_start` of another message (its id; without ids, after the
-    /// `message_stop` of the one read), a Bedrock `messageStart` after a `messageStop`. The
+    /// `message_stop` of the one read), a Bedrock `messageStart` after a `messageStop`, an
+    /// Ollama `/api/chat` chunk with a message after a `done: true` one. The
     /// accumulator then starts afresh, as after `finish`, rather than take the next turn's calls
     /// for the last's (a Responses call at an output index done before passed over) or put two
     /// turns in one message; the text not yet read stays, the next stream's. Calls of the last
@@ -2190,6 +2192,11 @@ impl Accumulator {
                         _ => self.stream_ended,
                     };
                 (id, begins, matches!(kind, "response.completed" | "response.incomplete"))
+            }
+            // Ollama's own `/api/chat` chunks have no id: `done: true` ends the response, and a
+            // chunk with a message after it is the next one's (its first, or a whole response).
+            CallFormat::Ollama if ev.get("choices").is_none() => {
+                (None, self.stream_ended && ev.get("message").is_some_and(Value::is_object), ev.get("done").and_then(Value::as_bool) == Some(true))
             }
             CallFormat::OpenAi | CallFormat::Ollama => {
                 let id = ev.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
@@ -6008,6 +6015,41 @@ mod tests {
         let mut calls: Vec<ToolCall> = [stream(1, false), stream(2, true)].concat().iter().flat_map(|e| push(&mut acc, e, None)).collect();
         calls.extend(acc.finish(None).unwrap());
         assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("tooluse_1"), Some("tooluse_2")]);
+    }
+
+    /// Ollama's own `/api/chat` stream (no ids): the next turn's stream pushed without `finish`
+    /// starts afresh at its first chunk with a message after the last one's `done: true`, as
+    /// text and as objects: its message is its own, its calls numbered from `call_0` again; the
+    /// `done: true` chunk itself is of the turn it ends (F4, s26a).
+    #[test]
+    fn an_ollama_chunk_after_done_without_finish_starts_the_next_turn() {
+        let line = |message: Value, done: bool| json!({"model":"qwen3","created_at":"2026-12-06T08:00:00Z","message":message,"done":done});
+        let turn = |text: &str, tool: &str| {
+            vec![
+                line(json!({"role":"assistant","content":text}), false),
+                line(json!({"role":"assistant","content":"","tool_calls":[{"function":{"index":0,"name":tool,"arguments":{"q":text}}}]}), false),
+                json!({"model":"qwen3","created_at":"2026-12-06T08:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}),
+            ]
+        };
+        let want = |text: &str, tool: &str| json!({"role":"assistant","content":text,"tool_calls":[{"id":"call_0","type":"function","function":{"index":0,"name":tool,"arguments":{"q":text}}}]});
+        let (one, two) = (turn("Checking.", "get_weather"), turn("Searching.", "search"));
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        for (events, text, tool) in [(&one, "Checking.", "get_weather"), (&two, "Searching.", "search")] {
+            let calls: Vec<ToolCall> = events.iter().flat_map(|e| push(&mut acc, e, None)).collect();
+            assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.provider_name.as_str())).collect::<Vec<_>>(), [(Some("call_0"), tool)]);
+            assert_eq!(acc.message().unwrap(), want(text, tool));
+        }
+        // Both streams' JSON lines in one piece of text.
+        let text: String = [one, two].concat().iter().map(|e| format!("{e}\n")).collect();
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        let calls = acc.push_text(&text, None).unwrap();
+        assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.provider_name.as_str())).collect::<Vec<_>>(), [(Some("call_0"), "get_weather"), (Some("call_0"), "search")]);
+        assert_eq!(acc.message().unwrap(), want("Searching.", "search"));
+        // Whole responses (not streamed), one after the other.
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        push(&mut acc, &line(json!({"role":"assistant","content":"One."}), true), None);
+        push(&mut acc, &line(json!({"role":"assistant","content":"Two."}), true), None);
+        assert_eq!(acc.message().unwrap(), json!({"role":"assistant","content":"Two."}));
     }
 
     /// An accumulator given the next turn's stream after `finish` starts afresh: the next

@@ -1295,11 +1295,15 @@ mod tests {
         ];
         let (calls, message) = run(CallFormat::Ollama, &events, None);
         assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_0"), Some("call_x")]);
-        // The turn numbers calls without an id as their `ToolCall`s are, whatever came before.
-        let chat = json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_c","function":{"name":"t","arguments":"{}"}}]},"finish_reason":"tool_calls"}]});
-        let (mixed, turn) = run(CallFormat::Ollama, &[chat, events[3].clone()], None);
-        assert_eq!(mixed.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_c"), Some("call_1")]);
-        assert_eq!(turn["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str()).collect::<Vec<_>>(), [Some("call_c"), Some("call_1")]);
+        // The turn numbers calls without an id as their `ToolCall`s are, whatever came before
+        // (a Chat call completed by the next at its `index`, as Ollama's `/v1` sends them; after
+        // a `finish_reason`, a chunk with a message is the next turn's).
+        let chat = |id: &str| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":id,"function":{"name":"t","arguments":"{}"}}]}}]});
+        let (mixed, turn) = run(CallFormat::Ollama, &[chat("call_c"), chat("call_d"), events[3].clone()], None);
+        assert_eq!(mixed.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_c"), Some("call_1"), Some("call_d")]);
+        let mut ids: Vec<&str> = turn["tool_calls"].as_array().unwrap().iter().filter_map(|c| c["id"].as_str()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, ["call_1", "call_c", "call_d"]);
         assert_eq!(message, json!({"role":"assistant","content":"Checking.","thinking":"Both cities.","tool_calls":[
             {"id":"call_0","type":"function","function":{"name":"get_weather","arguments":{"city":"Paris"}}},
             {"id":"call_x","type":"function","function":{"name":"get_weather","arguments":{"city":"London"}}}
