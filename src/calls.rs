@@ -467,7 +467,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                 } else if item.get("function").is_some() || item.get("custom").is_some_and(Value::is_object) {
                     // One call of `message.tool_calls` (a function's, or a custom tool's, which
                     // has no `function` but must be answered too).
-                    calls.extend(openai_call(item, i, items, format, map));
+                    calls.extend(openai_call(item, i, &|id| has_id(items, id), format, map));
                 } else {
                     openai_message(item, format, map, &mut calls, None);
                 }
@@ -588,7 +588,7 @@ fn is_function_call(o: &Map<String, Value>) -> bool {
 fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &mut Vec<ToolCall>, cut: Option<&str>) {
     let tool_calls = array(m, "tool_calls");
     for (i, tc) in tool_calls.iter().enumerate() {
-        let mut these = openai_call(tc, i, tool_calls, format, map);
+        let mut these = openai_call(tc, i, &|id| has_id(tool_calls, id), format, map);
         if let Some(why) = cut.filter(|_| i + 1 == tool_calls.len()) {
             these.iter_mut().for_each(|c| cut_call(c, why));
         }
@@ -596,12 +596,12 @@ fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &
     }
 }
 
-/// One Chat tool call (or the tool uses of a parallel wrapper), the `i`th of `calls`: one without
-/// an id (Ollama's have none, some OpenAI-compatible servers send none) gets one ([`made_id`]).
-/// A custom tool's call (`type: "custom"`, `custom: {name, input}`) is read with its error
-/// ([`custom_call`]).
-fn openai_call(tc: &Value, i: usize, calls: &[Value], format: CallFormat, map: Option<&NameMap>) -> Vec<ToolCall> {
-    let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| made_id(i, |id| calls.iter().any(|c| c.get("id").and_then(Value::as_str) == Some(id))));
+/// One Chat tool call (or the tool uses of a parallel wrapper), the `i`th of its turn: one
+/// without an id (Ollama's have none, some OpenAI-compatible servers send none) gets one that is
+/// not `taken` by another call ([`made_id`]). A custom tool's call (`type: "custom"`, `custom:
+/// {name, input}`) is read with its error ([`custom_call`]).
+fn openai_call(tc: &Value, i: usize, taken: &dyn Fn(&str) -> bool, format: CallFormat, map: Option<&NameMap>) -> Vec<ToolCall> {
+    let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| made_id(i, taken));
     if let Some(c) = tc.get("custom").filter(|c| c.is_object()) {
         let mut call = resolve(Some(id), str_of(c, "name").unwrap_or_default(), RawArgs::Json(Value::Null), map);
         custom_call(&mut call);
@@ -610,6 +610,11 @@ fn openai_call(tc: &Value, i: usize, calls: &[Value], format: CallFormat, map: O
     let f = tc.get("function").unwrap_or(tc);
     let name = str_of(f, "name").unwrap_or_default();
     resolve_all(Some(id), name, args_of(f.get("arguments")), map, format)
+}
+
+/// Whether one of the Chat or Ollama `calls` has the id `id`.
+fn has_id(calls: &[Value], id: &str) -> bool {
+    calls.iter().any(|c| c.get("id").and_then(Value::as_str) == Some(id))
 }
 
 /// The id of the `n`th Chat or Ollama call of a turn, which the provider sent without one, for
@@ -2457,21 +2462,27 @@ impl Accumulator {
 
     /// One event, an object.
     fn push_event(&mut self, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
-        self.turn.record(self.format, event, self.emitted);
         // The calls completed, those a reader ended itself first, then those of `done`.
         let mut out = Vec::new();
         let mut done = Vec::new();
-        match self.format {
-            CallFormat::Ollama if event.get("choices").is_none() => {
-                // Ollama's own stream (`/api/chat`, one JSON line per chunk): each chunk's
-                // `message.tool_calls` are whole, arguments as objects. Calls without an id are
-                // numbered over the stream, as `parse_tool_calls` numbers a message's.
-                let tool_calls = event.get("message").map_or(&[][..], |m| array(m, "tool_calls"));
-                for tc in tool_calls {
-                    out.extend(openai_call(tc, self.emitted, tool_calls, CallFormat::Ollama, map));
-                    self.emitted += 1;
-                }
+        let emitted = self.emitted;
+        let ollama = self.format == CallFormat::Ollama && event.get("choices").is_none();
+        if ollama {
+            // Ollama's own stream (`/api/chat`, one JSON line per chunk): each chunk's
+            // `message.tool_calls` are whole, arguments as objects. Calls without an id are
+            // numbered over the stream, as `parse_tool_calls` numbers a message's, an id made
+            // being none that a call of the chunk or of the turn has (read before the turn has
+            // the chunk's calls, as the turn reads it: both make the same ids).
+            let tool_calls = event.get("message").map_or(&[][..], |m| array(m, "tool_calls"));
+            for tc in tool_calls {
+                let taken = |id: &str| has_id(tool_calls, id) || self.turn.has_call_id(id);
+                out.extend(openai_call(tc, self.emitted, &taken, CallFormat::Ollama, map));
+                self.emitted += 1;
             }
+        }
+        self.turn.record(self.format, event, emitted);
+        match self.format {
+            CallFormat::Ollama if ollama => {}
             CallFormat::OpenAi | CallFormat::Ollama => self.push_openai(event, &mut done),
             CallFormat::OpenAiResponses => self.push_responses(event, &mut done),
             CallFormat::Anthropic => self.push_anthropic(event, map, &mut out),
@@ -4938,6 +4949,17 @@ mod tests {
         let calls = push(&mut acc, &json!({"message":{"role":"assistant","tool_calls":[{"function":{"name":"now","arguments":{}}},{"id":"call_0","function":{"name":"now","arguments":{}}}]}}), None);
         assert_eq!(ids(&calls), ["call_0_1", "call_0"]);
         assert_eq!(acc.message().unwrap()["tool_calls"][0]["id"], "call_0_1");
+        // Nor those of calls of an earlier chunk: a call that came with the id `call_1`, then
+        // the second, without one, gets `call_1_1`, as in a Chat stream (F6, s26a), in its
+        // `ToolCall` and in the turn.
+        let line = |tool_calls: Value| json!({"model":"m","created_at":"t","message":{"role":"assistant","content":"","tool_calls":tool_calls},"done":false});
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        let mut calls = push(&mut acc, &line(json!([{"id":"call_1","function":{"index":0,"name":"now","arguments":{}}}])), None);
+        calls.extend(push(&mut acc, &line(json!([{"function":{"index":1,"name":"now","arguments":{}}}])), None));
+        calls.extend(push(&mut acc, &line(json!([{"function":{"index":2,"name":"now","arguments":{}}}])), None));
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(ids(&calls), ["call_1", "call_1_1", "call_2"]);
+        assert_eq!(acc.message().unwrap()["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap_or_default()).collect::<Vec<_>>(), ids(&calls));
     }
 
     #[test]

@@ -540,13 +540,14 @@ impl Turn {
 
     /// Ollama's own `/api/chat` stream: text, thinking, and whole calls (arguments as objects),
     /// given an id when they have none ([`super::made_id`]), `n` counting the calls given before
-    /// (`emitted` before this event), as their [`super::ToolCall`]s are.
+    /// (`emitted` before this event), none that another call of the chunk or of the turn has, as
+    /// their [`super::ToolCall`]s are.
     fn ollama(&mut self, ev: &Value, emitted: usize) {
         let Some(m) = ev.get("message") else { return };
         self.append_fields(m, &["content", "thinking"]);
         let tool_calls = array(m, "tool_calls");
         for (n, tc) in tool_calls.iter().enumerate() {
-            let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| super::made_id(emitted + n, |id| tool_calls.iter().any(|c| c.get("id").and_then(Value::as_str) == Some(id))));
+            let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| super::made_id(emitted + n, |id| super::has_id(tool_calls, id) || self.has_call_id(id)));
             // A call without `function` holds its name and arguments itself, as the accumulator reads it.
             let function = match tc.get("function") {
                 Some(f) => f.clone(),
