@@ -2843,7 +2843,10 @@ impl Accumulator {
                         if let Some(input) = c.get("input").and_then(Value::as_str) {
                             p.args.push_str(input);
                         }
-                    } else if let Some(f) = tc.get("function") {
+                    } else {
+                        // A call without `function` holds its name and arguments itself, as
+                        // `parse_tool_calls` reads it (some proxies send `{id, name, arguments}`).
+                        let f = tc.get("function").unwrap_or(tc);
                         if let Some(n) = f.get("name").and_then(Value::as_str) {
                             if add_name_piece(&mut p.name, &mut p.name_repeats, n) {
                                 named = Some(p.name.clone());
@@ -2890,7 +2893,7 @@ impl Accumulator {
         let id = str_of(tc, "id").filter(|i| !i.is_empty());
         // A call starts with its name: a delta without one whose id is another is more of the
         // call (Poolside gives a call's later deltas another id than its first).
-        let named = tc.get("function").or_else(|| tc.get("custom")).and_then(|f| f.get("name")).and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+        let named = tc.get("function").or_else(|| tc.get("custom")).unwrap_or(tc).get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
         let open = |k: &(u64, u64)| k.0 == ci && !done.contains(k);
         let last = (pos == 0).then_some(self.chat_last).flatten().filter(|k| open(k) && self.open.contains(*k));
         let found = match (index, id.as_deref()) {
@@ -6253,6 +6256,34 @@ mod tests {
         // Beside no call (`tool_calls: []`), it is still the only call.
         let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","function_call":fc,"tool_calls":[]}}]});
         assert_eq!(parse_tool_calls(&completion, CallFormat::OpenAi, None).unwrap_err().code, ErrorCode::InvalidInput);
+    }
+
+    /// A Chat call with its name and arguments on itself, without the `function` wrapper (`{id,
+    /// type, name, arguments}`, as some proxies send): `parse_tool_calls` reads it, and so does
+    /// the accumulator, pushed whole or streamed; the turn has it as Chat takes it, under
+    /// `function` (F7, s26a).
+    #[test]
+    fn a_call_without_the_function_wrapper_is_read_by_the_accumulator_as_parsed() {
+        let map = NameMap::build(&[(None, "get_weather")], &NamingOptions::default(), NameRule::Strict).0;
+        let completion = json!({"id":"c1","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls",
+            "message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_a","type":"function","name":"get_weather","arguments":"{\"city\":\"Paris\"}"}]}}]});
+        let parsed = parse_tool_calls(&completion, CallFormat::OpenAi, Some(&map)).unwrap();
+        assert_eq!(parsed.iter().map(|c| (c.id.as_deref(), c.tool.as_str(), c.arguments.clone(), c.error.is_none())).collect::<Vec<_>>(), [(Some("call_a"), "get_weather", json!({"city":"Paris"}), true)]);
+        let want = json!({"role":"assistant","content":null,"tool_calls":[{"id":"call_a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mut calls = push(&mut acc, &completion, Some(&map));
+        calls.extend(acc.finish(Some(&map)).unwrap());
+        assert_eq!(calls, parsed);
+        assert_eq!(acc.message().unwrap(), want);
+        // Streamed so, the arguments in pieces.
+        let chunk = |tc: Value, finish: Value| json!({"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[tc]},"finish_reason":finish}]});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mut calls = push(&mut acc, &chunk(json!({"index":0,"id":"call_a","type":"function","name":"get_weather","arguments":""}), Value::Null), Some(&map));
+        calls.extend(push(&mut acc, &chunk(json!({"index":0,"arguments":"{\"city\":"}), Value::Null), Some(&map)));
+        calls.extend(push(&mut acc, &chunk(json!({"index":0,"arguments":"\"Paris\"}"}), json!("tool_calls")), Some(&map)));
+        calls.extend(acc.finish(Some(&map)).unwrap());
+        assert_eq!(calls, parsed);
+        assert_eq!(acc.message().unwrap(), want);
     }
 
     /// llama-cpp-python's function-calling formats copy the first call into `function_call`

@@ -471,9 +471,13 @@ impl Turn {
         if let (false, Some(id)) = (has_id, id) {
             self.set_in(ti, &["id"], Value::String(id));
         }
+        // A call without `function` holds its name and arguments itself, as the accumulator
+        // reads it: they are its function's.
+        let unwrapped = tc.get("function").is_none() && !custom;
         // Other keys (Gemini's `extra_content`, with a thought signature) as sent.
         for (k, v) in tc.as_object().into_iter().flatten() {
-            if !matches!(k.as_str(), "index" | "id" | "type" | "function" | "custom") {
+            let read = matches!(k.as_str(), "index" | "id" | "type" | "function" | "custom") || unwrapped && matches!(k.as_str(), "name" | "arguments");
+            if !read {
                 self.set_in(ti, &[k], v.clone());
             }
         }
@@ -494,7 +498,7 @@ impl Turn {
             }
             return;
         }
-        let Some(f) = tc.get("function") else { return };
+        let f = tc.get("function").unwrap_or(tc);
         if let Some(name) = f.get("name").and_then(Value::as_str) {
             // The whole name again is not more of it (`add_name_piece`).
             let again = self.get(ti).and_then(|p| p.value.pointer("/function/name")).and_then(Value::as_str) == Some(name);
