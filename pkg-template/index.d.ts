@@ -983,7 +983,8 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * the cap; MCP's `data` and `blob` are base64 strings, `buffer.toString("base64")`) (a malformed block too: a field of another type than string, `null` aside, as in `{type:"text", text:{...}}` or a resource whose `uri`, `mimeType`, `text` or `blob`, or a resource link whose `name`, `title`, `description` or `mimeType` is one); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
  * A result without `content` or `structuredContent` whose other fields are all it says (`{isError: true, message: "..."}`)
- * is those fields' JSON as its text (`{"message":"..."}`; `_meta` aside).
+ * is those fields' JSON as its text (`{"message":"..."}`; `_meta` aside); so is one whose `content` says nothing (`[]`, or
+ * only empty text) and has no `structuredContent` (`{content: [], isError: true, message: "..."}`; fields of `null` aside).
  * A result with `isError` starts with `"Error: "`, as {@link toolResultMessage}'s OpenAI message does; an error with no
  * content says `"The tool reported an error with no content."` (under a `maxChars` too small for it, a shorter
  * sentence saying the same, `"Error with no content."`, `"Error."`, `"Error"`, or none: toolwire's own words are never cut).

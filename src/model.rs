@@ -681,7 +681,7 @@ impl CallToolResult {
                 ))
             }
             Value::Object(mut o) => {
-                let content = match o.remove("content") {
+                let mut content = match o.remove("content") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(Value::Array(items)) => items.into_iter().map(ContentBlock::from_value).collect(),
                     Some(other) => {
@@ -691,13 +691,18 @@ impl CallToolResult {
                         ))
                     }
                 };
-                Ok(Self {
-                    content,
-                    structured_content: o.remove("structuredContent").filter(|v| !v.is_null()),
-                    is_error: take_is_error(&mut o),
-                    meta: o.remove("_meta"),
-                    extra: o,
-                })
+                let structured_content = o.remove("structuredContent").filter(|v| !v.is_null());
+                let (is_error, meta) = (take_is_error(&mut o), o.remove("_meta"));
+                // Content that says nothing (`[]`, empty text) is as much none as a missing one:
+                // the other fields (`{content: [], isError: true, message: "..."}`) are then all
+                // the result says, written as their JSON in its place. A null field says nothing
+                // (`meta: None`, where Python writes a result's fields by name).
+                let says_nothing = content.iter().all(|b| matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty()));
+                if says_nothing && structured_content.is_none() && o.values().any(|v| !v.is_null()) {
+                    let said: JsonObject = std::mem::take(&mut o).into_iter().filter(|(_, v)| !v.is_null()).collect();
+                    content = vec![ContentBlock::Text(TextContent { text: crate::text::to_string(&Value::Object(said)), extra: serde_json::Map::new() })];
+                }
+                Ok(Self { content, structured_content, is_error, meta, extra: o })
             }
             other => Err(Error::new(
                 ErrorCode::InvalidInput,
@@ -1308,6 +1313,20 @@ mod tests {
         for v in [json!({}), json!({"_meta": {}}), json!({"isError": false})] {
             assert!(CallToolResult::from_value(v).unwrap().content.is_empty());
         }
+        // Content that says nothing (`[]`, empty text) is none: the other fields are its text
+        // (s26c F3), but null ones (Python's `meta: None`); content that says something keeps them
+        // aside, and so does a structure.
+        let r = CallToolResult::from_value(json!({"content": [], "isError": true, "message": "Rate limited"})).unwrap();
+        assert!(matches!(&r.content[..], [ContentBlock::Text(t)] if t.text == r#"{"message":"Rate limited"}"#), "{:?}", r.content);
+        assert!(r.extra.is_empty());
+        let r = CallToolResult::from_value(json!({"content": [{"type": "text", "text": " "}], "isError": true, "error": {"code": 429}, "meta": null})).unwrap();
+        assert!(matches!(&r.content[..], [ContentBlock::Text(t)] if t.text == r#"{"error":{"code":429}}"#), "{:?}", r.content);
+        let r = CallToolResult::from_value(json!({"content": [], "isError": true, "meta": null, "structuredContent": null})).unwrap();
+        assert!(r.content.is_empty());
+        let r = CallToolResult::from_value(json!({"content": [{"type": "text", "text": "denied"}], "isError": true, "message": "x"})).unwrap();
+        assert_eq!((r.content.len(), r.extra.len()), (1, 1));
+        let r = CallToolResult::from_value(json!({"content": [], "structuredContent": {"a": 1}, "message": "x"})).unwrap();
+        assert_eq!((r.content.len(), r.extra.len()), (0, 1));
     }
 
     /// A wrapper's own `isError` is not lost when its result is unwrapped: a failed call is never
