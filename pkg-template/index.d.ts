@@ -1739,7 +1739,8 @@ export type GeminiFunctionResponsePart = {
     name: string;
     id?: string;
     /**
-     * `output`: `structuredContent`, or the result as text (with `structuredContent`'s JSON when it is over `maxChars`);
+     * `output`: `structuredContent`, or the result as text (with `structuredContent`'s JSON when it is over `maxChars`
+     * or holds a `$ref` key);
      * `content`: beside structured output, the rest of the result as text (links, resources, image placeholders).
      */
     response: { output: JsonValue; content?: string } | { error: string };
@@ -1787,9 +1788,10 @@ export type ToolCallRef =
 
 /**
  * The provider's tool-result message for an MCP result. `structuredContent` is never dropped: in Gemini's
- * `output` (not in an error) or Bedrock's `json` block (an object) when its JSON fits `maxChars`, a text block
- * that only repeats it then left out; otherwise as JSON text after the content, unless a text block already is
- * that JSON. Images are sent only when their bytes are a format the provider takes (PNG, JPEG, GIF, WebP; for Gemini and
+ * `output` (not in an error, nor a structure with a `$ref` key at any depth, such as a JSON Schema: Gemini reads `$ref`
+ * in `response` as a reference to one of the `parts` and refuses the request) or Bedrock's `json` block (an object)
+ * when its JSON fits `maxChars`, a text block that only repeats it then left out; otherwise as JSON text after the
+ * content, unless a text block already is that JSON. Images are sent only when their bytes are a format the provider takes (PNG, JPEG, GIF, WebP; for Gemini and
  * Vertex AI PNG, JPEG, WebP, HEIC, HEIF, no GIF) and within what the provider takes
  * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB; Anthropic
  * and Bedrock 8000 px a side); any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger

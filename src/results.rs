@@ -11,10 +11,11 @@
 //! * Bedrock: `{toolResult:{toolUseId, content:[{text}|{image}|{document}|{json}], status}}`, an
 //!   object `structuredContent` as the `json` block (and a text that only repeats it left out).
 //!
-//! `structuredContent` is never dropped. Gemini (but in an error) and Bedrock (an object) take it
-//! in a place of its own when its JSON fits `max_chars`; otherwise, and for OpenAI, Responses and
-//! Anthropic, it is sent as JSON text after the content, unless a text block already is that JSON
-//! (as MCP asks servers to add). Its JSON (or that text block) is reserved first: kept whole when
+//! `structuredContent` is never dropped. Gemini (but in an error, or a structure with a `$ref` key,
+//! which Gemini reads as a reference to a part) and Bedrock (an object) take it in a place of its
+//! own when its JSON fits `max_chars`; otherwise, and for OpenAI, Responses and Anthropic, it is
+//! sent as JSON text after the content, unless a text block already is that JSON (as MCP asks
+//! servers to add). Its JSON (or that text block) is reserved first: kept whole when
 //! it fits `max_chars`, the rest of the text cut to what it leaves; a longer one is cut like text.
 //!
 //! Images are checked before they are sent: a `data:` URL prefix is stripped, the base64 is
@@ -1298,7 +1299,7 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     // An error where the provider takes text alone has no slot but its text.
     let text_only_error = is_error && format.is_some_and(|f| !f.error_takes_media(opts));
     let has_slot = |sc: &&Value| match format {
-        Some(ResultFormat::Gemini | ResultFormat::Vertex) => !is_error,
+        Some(ResultFormat::Gemini | ResultFormat::Vertex) => !is_error && !holds_ref(sc),
         Some(ResultFormat::Bedrock) => sc.is_object() && !text_only_error,
         Some(ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic | ResultFormat::Ollama) | None => false,
     };
@@ -1412,6 +1413,28 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         built.capped(opts.max_chars)
     };
     Body { parts, structured }
+}
+
+/// Whether `v` has a `$ref` key at any depth (a JSON Schema or an OpenAPI fragment). Gemini reads
+/// a `$ref` in `functionResponse.response` as a reference to one of the `parts` by its display
+/// name, and refuses the request when none has it (400 "The referenced name `#/$defs/X` in
+/// function_response.response does not match to a display_name in the function_response.parts",
+/// vercel/ai#14369): such a structure goes as its JSON text.
+fn holds_ref(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if o.contains_key("$ref") {
+                    return true;
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The text of an error result without content.
@@ -2292,6 +2315,26 @@ mod tests {
         let r = CallToolResult::from_value(json!({"content": [], "structuredContent": {"rows": 2}})).unwrap();
         let m = tool_result_message(&call(), &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
         assert_eq!(m["functionResponse"]["response"], json!({"output": {"rows": 2}}));
+    }
+
+    /// A structure holding a `$ref` key, at any depth, goes to Gemini and Vertex AI as its JSON
+    /// text, never in `output`, where Gemini reads `$ref` as a reference to a part and refuses the
+    /// request (s26c F1); the text that repeats it stays. Without one it is the output.
+    #[test]
+    fn a_structure_holding_a_ref_goes_to_gemini_as_text() {
+        let schema = json!({"type":"object","properties":{"cookies":{"$ref":"#/$defs/Cookie"}},"$defs":{"Cookie":{"type":"object"}}});
+        let json = crate::text::to_string(&schema);
+        for format in [ResultFormat::Gemini, ResultFormat::Vertex] {
+            let r = CallToolResult::from_value(json!({"content": [{"type":"text","text": json}], "structuredContent": schema})).unwrap();
+            assert_eq!(message(&r, format, ResultOptions::default())["functionResponse"]["response"], json!({"output": json}));
+            let r = CallToolResult::from_value(json!({"content": [], "structuredContent": {"items": [{"a": 1}, {"$ref": "x"}]}})).unwrap();
+            assert_eq!(message(&r, format, ResultOptions::default())["functionResponse"]["response"], json!({"output": r#"{"items":[{"a":1},{"$ref":"x"}]}"#}));
+            let r = CallToolResult::from_value(json!({"content": [], "structuredContent": {"ref": "$ref", "refs": ["$ref"]}})).unwrap();
+            assert_eq!(message(&r, format, ResultOptions::default())["functionResponse"]["response"], json!({"output": {"ref": "$ref", "refs": ["$ref"]}}));
+        }
+        // Bedrock's `json` block has no such reading.
+        let r = CallToolResult::from_value(json!({"content": [], "structuredContent": schema})).unwrap();
+        assert_eq!(message(&r, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"][0]["json"], schema);
     }
 
     #[test]
