@@ -1792,7 +1792,7 @@ export type ToolCallRef =
  * in `response` as a reference to one of the `parts` and refuses the request) or Bedrock's `json` block (an object)
  * when its JSON fits `maxChars`, a text block that only repeats it then left out; otherwise as JSON text after the
  * content, unless a text block already is that JSON. Images are sent only when their bytes are a format the provider takes (PNG, JPEG, GIF, WebP; for Gemini and
- * Vertex AI PNG, JPEG, WebP, HEIC, HEIF, no GIF) and within what the provider takes
+ * Vertex AI PNG, JPEG, WebP, what a function response's `parts` take: no GIF, HEIC or HEIF) and within what the provider takes
  * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB; Anthropic
  * and Bedrock 8000 px a side); any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger
  * than the 3.75 MB Bedrock takes inline)]`, `[Image: image/jpeg, 1280x9000 px (not sent: Anthropic takes at most

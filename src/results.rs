@@ -21,7 +21,7 @@
 //! Images are checked before they are sent: a `data:` URL prefix is stripped, the base64 is
 //! validated, the real format is read from the magic bytes (servers often mislabel screenshots),
 //! only formats the provider takes ([`ResultFormat::image_formats`]: PNG, JPEG, GIF, WebP; for
-//! Gemini and Vertex AI PNG, JPEG, WebP, HEIC, HEIF) are sent, and only up to the size the
+//! Gemini and Vertex AI PNG, JPEG, WebP) are sent, and only up to the size the
 //! provider takes inline ([`ResultFormat::max_image_bytes`]) and with sides no longer than it
 //! takes ([`ResultFormat::max_image_side`], read from the image's header); an empty, invalid,
 //! unsupported or too large image becomes a text placeholder. Text, the structured JSON included, is capped at
@@ -133,15 +133,18 @@ impl ResultFormat {
         }
     }
 
-    /// The image formats the provider takes, as MIME types: Google's "PNG, JPEG, WebP, HEIC, HEIF"
-    /// (Gemini API, Image understanding: no GIF); Anthropic's "image/jpeg, image/png, image/gif,
+    /// The image formats the provider takes in a tool result, as MIME types: Google's "image/png,
+    /// image/jpeg, image/webp" for the images of a function response's `parts` (Gemini API, Function
+    /// calling, "Multimodal function responses": narrower than the PNG, JPEG, WebP, HEIC and HEIF
+    /// of a user turn's images, and checked: "the mime_type ... is not supported in
+    /// function_response.parts", google-gemini/gemini-cli#16995); Anthropic's "image/jpeg, image/png, image/gif,
     /// image/webp" (`Base64ImageSource.media_type`); Bedrock's `ImageFormat` (gif, jpeg, png, webp);
     /// OpenAI's PNG, JPEG, WebP and non-animated GIF (Images and vision guide); Ollama's PNG and
     /// JPEG (the decoders its runners register; its vision guide names no list).
     pub const fn image_formats(self) -> &'static [&'static str] {
         match self {
             Self::Ollama => &["image/png", "image/jpeg"],
-            Self::Gemini | Self::Vertex => &["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"],
+            Self::Gemini | Self::Vertex => &["image/png", "image/jpeg", "image/webp"],
             Self::OpenAi | Self::OpenAiResponses | Self::Anthropic | Self::Bedrock => &["image/png", "image/jpeg", "image/gif", "image/webp"],
         }
     }
@@ -155,9 +158,7 @@ impl ResultFormat {
                 "image/png" => "PNG",
                 "image/jpeg" => "JPEG",
                 "image/gif" => "GIF",
-                "image/webp" => "WebP",
-                "image/heic" => "HEIC",
-                _ => "HEIF",
+                _ => "WebP",
             })
             .collect();
         match names.split_last() {
@@ -2980,8 +2981,9 @@ mod tests {
         assert_eq!(m["content"][1]["text"], "[Unsupported content: hologram]\n{\"type\":\"hologram\",\"depth\":3}");
     }
 
-    /// Each provider's image formats: Google takes no GIF but HEIC and HEIF, the others GIF and no
-    /// HEIC; what a provider does not take is described, with what it takes.
+    /// Each provider's image formats: Google takes no GIF, nor HEIC and HEIF in a function
+    /// response's `parts` (s26c F2), the others GIF and no HEIC; what a provider does not take is
+    /// described, with what it takes.
     #[test]
     fn image_formats_follow_each_provider() {
         let gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
@@ -2992,13 +2994,20 @@ mod tests {
             let m = message(&r, format, multimodal);
             assert!(m["functionResponse"].get("parts").is_none(), "{m}");
             let label = format.label();
-            assert_eq!(m["functionResponse"]["response"]["output"], format!("[Image: image/gif (not sent: {label} takes PNG, JPEG, WebP, HEIC and HEIF)]"));
+            assert_eq!(m["functionResponse"]["response"]["output"], format!("[Image: image/gif (not sent: {label} takes PNG, JPEG and WebP)]"));
         }
         assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"][0]["source"]["media_type"], "image/gif");
         assert_eq!(message(&r, ResultFormat::Bedrock, multimodal)["toolResult"]["content"][0]["image"]["format"], "gif");
-        let r = result(json!([{"type":"image","data":heic,"mimeType":"image/heic"}]));
-        assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["parts"][0]["inlineData"]["mimeType"], "image/heic");
-        assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"][0]["text"], "[Image: image/heic (not sent: Anthropic takes PNG, JPEG, GIF and WebP)]");
+        let heif = b64(&[0, 0, 0, 24, b'f', b't', b'y', b'p', b'm', b'i', b'f', b'1', 0, 0, 0, 0]);
+        let r = result(json!([{"type":"image","data":heic,"mimeType":"image/heic"},{"type":"resource","resource":{"uri":"file:///p.heif","mimeType":"image/heif","blob":heif}}]));
+        for format in [ResultFormat::Gemini, ResultFormat::Vertex] {
+            let m = message(&r, format, multimodal);
+            assert!(m["functionResponse"].get("parts").is_none(), "{m}");
+            let label = format.label();
+            let want = format!("[Image: image/heic (not sent: {label} takes PNG, JPEG and WebP)]\n[Resource: file:///p.heif (image/heif), 16 bytes, not sent: {label} takes PNG, JPEG and WebP]");
+            assert_eq!(m["functionResponse"]["response"]["output"], want);
+        }
+        assert!(message(&r, ResultFormat::Anthropic, multimodal)["content"][0]["text"].as_str().unwrap().starts_with("[Image: image/heic (not sent: Anthropic takes PNG, JPEG, GIF and WebP)]\n"));
         assert_eq!(check_image(&heic).unwrap().mime_type, "image/heic");
     }
 
