@@ -969,8 +969,8 @@ export function prefixToolName(server: string | null | undefined, tool: string, 
 export function parseToolName(name: string, options?: NamingOptions): { server: string | null; tool: string } | null;
 
 /**
- * A tool result as text: text blocks verbatim; `[Image: mime (not sent: text only)]`, `[Audio: mime (not sent: text
- * only)]`, `[Resource link: name (uri)]`
+ * A tool result as text: text blocks verbatim; `[Image: mime (not sent: text only)]` (an SVG, which is text, as
+ * `[Image: image/svg+xml, as text]` and its text), `[Audio: mime (not sent: text only)]`, `[Resource link: name (uri)]`
  * (`name, "title"` with a title other than its name, the title alone where the name is empty; `(uri, mime, size)` with a
  * MIME type or a `size` in bytes, e.g. `(file:///q3.csv, text/csv, 48.21 MB)`; `: description` after the parenthesis
  * with a description), an embedded text resource as a
@@ -1797,7 +1797,8 @@ export type ToolCallRef =
  * and Bedrock 8000 px a side); any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger
  * than the 3.75 MB Bedrock takes inline)]`, `[Image: image/jpeg, 1280x9000 px (not sent: Anthropic takes at most
  * 8000 px a side)]`; an image or audio the message does not carry is `[Image: image/png (not sent: text only)]`,
- * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`. Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
+ * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`; an SVG image, which no provider takes as an
+ * image, is its text (`[Image: image/svg+xml, as text]` and the SVG). Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's
  * `parts` (those two with `multimodal`), within OpenAI 32 MB, Anthropic 18 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock
  * 4.5 MB (a PDF is known by its `%PDF-` bytes under any type but `image/*` and text ones, e.g. `application/x-pdf`);

@@ -835,6 +835,19 @@ impl<'o> Builder<'o> {
     /// described with why it was not sent (`text only` where the message carries no images).
     fn image(&mut self, img: &crate::model::MediaContent) {
         let mime = if img.mime_type.is_empty() { "unknown type" } else { img.mime_type.as_str() };
+        // An image type that is XML text (SVG, which no provider takes as an image) is its text,
+        // as an embedded blob of it is ([`classify`]), unless its bytes are an image's.
+        let declared = essence(&img.mime_type);
+        if declared.starts_with("image/") && is_textual(&declared) {
+            if let Ok(body) = base64_body(&img.data) {
+                if sniff(&decode_prefix(&body, 16)).is_none() {
+                    return match text_of_bytes(format!("[Image: {declared}, as text]"), Some(&img.mime_type), &body) {
+                        Ok(out) => self.text(out),
+                        Err(reason) => self.text(format!("[Image: {mime} (not sent: {reason})]")),
+                    };
+                }
+            }
+        }
         let Some(format) = self.format.filter(|f| f.sends_images(self.opts)) else {
             // Named by its bytes where they say (servers mislabel screenshots).
             let sniffed = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16)));
@@ -905,32 +918,9 @@ impl<'o> Builder<'o> {
         let head = decode_prefix(&body, 16);
         let format = match (self.format, classify(&declared, &head)) {
             (_, Blob::Text) => {
-                // In the charset the type declares (UTF-8 without one); text in another is
-                // described, never sent garbled.
-                let charset = match res.mime_type.as_deref().and_then(charset_param) {
-                    None => Charset::Utf8,
-                    Some(name) => match Charset::named(name) {
-                        Some(charset) => charset,
-                        None => return self.text(not_sent(&declared, Some(bytes), &format!("charset {} not supported", crate::text::excerpt(name, 40)))),
-                    },
-                };
-                let label = charset.label();
-                return match charset.decode(&body) {
-                    Some((text, 0)) => {
-                        let mut out = header(&declared);
-                        out.push('\n');
-                        out.push_str(&text);
-                        self.text(out)
-                    }
-                    // A few bytes that are not UTF-8 (a Latin-1 character in a log): the text, saying so.
-                    Some((text, invalid)) => {
-                        let mut out = header(&declared);
-                        out.pop();
-                        out.push_str(&format!(", {invalid} {} not {label} shown as U+FFFD]\n", if invalid == 1 { "byte" } else { "bytes" }));
-                        out.push_str(&text);
-                        self.text(out)
-                    }
-                    None => self.text(not_sent(&declared, Some(bytes), &format!("not {label} text"))),
+                return match text_of_bytes(header(&declared), res.mime_type.as_deref(), &body) {
+                    Ok(out) => self.text(out),
+                    Err(reason) => self.text(not_sent(&declared, Some(bytes), &reason)),
                 };
             }
             (_, Blob::Other) => return self.text(not_sent(&declared, Some(bytes), "format not supported")),
@@ -983,6 +973,26 @@ impl<'o> Builder<'o> {
             Blob::Text | Blob::Other => {}
         }
     }
+}
+
+/// `header` (a line in brackets) and the text of the base64 `body`, in the charset `mime` declares
+/// (UTF-8 without one), or why it is not sent: text in another charset is described, never sent
+/// garbled. A few bytes that are not of the charset (a Latin-1 character in a log) are U+FFFD, the
+/// header saying so.
+fn text_of_bytes(mut header: String, mime: Option<&str>, body: &str) -> std::result::Result<String, String> {
+    let charset = match mime.and_then(charset_param) {
+        None => Charset::Utf8,
+        Some(name) => Charset::named(name).ok_or_else(|| format!("charset {} not supported", crate::text::excerpt(name, 40)))?,
+    };
+    let label = charset.label();
+    let (text, invalid) = charset.decode(body).ok_or_else(|| format!("not {label} text"))?;
+    if invalid > 0 {
+        header.pop();
+        header.push_str(&format!(", {invalid} {} not {label} shown as U+FFFD]", if invalid == 1 { "byte" } else { "bytes" }));
+    }
+    header.push('\n');
+    header.push_str(&text);
+    Ok(header)
 }
 
 /// What an embedded blob holds, by its MIME type (or, without a useful one, its first bytes).
@@ -3929,6 +3939,29 @@ mod tests {
         }
         let png = result(json!([{"type":"resource","resource":{"uri":"file:///x.svg","mimeType":"image/svg+xml","blob":PNG}}]));
         assert_eq!(message(&png, ResultFormat::Anthropic, ResultOptions::default())["content"][1]["type"], "image");
+    }
+
+    /// An SVG in an image block (as chart and diagram servers send it) is its text too, for every
+    /// provider and `flattenContent`, not a placeholder (s26c F4); one whose bytes are an image's
+    /// is that image, and one that is not UTF-8 is described.
+    #[test]
+    fn an_svg_image_block_is_its_text() {
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"><text x="0" y="10">Q3 revenue: 42</text></svg>"#;
+        let r = result(json!([{"type":"image","data":b64s(svg),"mimeType":"image/svg+xml"}]));
+        let want = format!("[Image: image/svg+xml, as text]\n{svg}");
+        assert_eq!(flatten(&r, usize::MAX), want);
+        for opts in [ResultOptions::default(), ResultOptions { multimodal: true, image_message: true, ..ResultOptions::default() }] {
+            for format in ALL {
+                let m = message(&r, format, opts).to_string();
+                assert!(m.contains(&crate::text::to_string(&json!(want)).trim_matches('"').to_owned()), "{format:?}: {m}");
+            }
+        }
+        let e = result(json!({"content":[{"type":"image","data":b64s(svg),"mimeType":"IMAGE/SVG+XML; charset=utf-8"}],"isError":true}));
+        assert_eq!(message(&e, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["text"], want);
+        let png = result(json!([{"type":"image","data":PNG,"mimeType":"image/svg+xml"}]));
+        assert_eq!(message(&png, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["type"], "image");
+        let latin1 = result(json!([{"type":"image","data":b64(&[0xff; 40]),"mimeType":"image/svg+xml"}]));
+        assert_eq!(flatten(&latin1, usize::MAX), "[Image: image/svg+xml (not sent: not UTF-8 text)]");
     }
 
     /// `isError` that is not a boolean: one rule everywhere. Only what plainly says no is no error.
