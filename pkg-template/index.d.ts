@@ -1698,7 +1698,7 @@ export type OpenAIImageUserMessage = {
 };
 /**
  * Ollama's own `/api/chat` tool message: the tool's name (Ollama's calls have no id; `tool_call_id` is there when the
- * call had one), with `multimodal` the images as base64 (PNG and JPEG).
+ * call had one), with `multimodal` the images as base64 (PNG, JPEG and WebP).
  */
 export type OllamaToolMessage = {
   role: "tool";

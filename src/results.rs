@@ -137,14 +137,15 @@ impl ResultFormat {
     /// image/jpeg, image/webp" for the images of a function response's `parts` (Gemini API, Function
     /// calling, "Multimodal function responses": narrower than the PNG, JPEG, WebP, HEIC and HEIF
     /// of a user turn's images, and checked: "the mime_type ... is not supported in
-    /// function_response.parts", google-gemini/gemini-cli#16995); Anthropic's "image/jpeg, image/png, image/gif,
-    /// image/webp" (`Base64ImageSource.media_type`); Bedrock's `ImageFormat` (gif, jpeg, png, webp);
-    /// OpenAI's PNG, JPEG, WebP and non-animated GIF (Images and vision guide); Ollama's PNG and
-    /// JPEG (the decoders its runners register; its vision guide names no list).
+    /// function_response.parts", google-gemini/gemini-cli#16995); Anthropic's "image/jpeg,
+    /// image/png, image/gif, image/webp" (`Base64ImageSource.media_type`); Bedrock's `ImageFormat`
+    /// (gif, jpeg, png, webp); OpenAI's PNG, JPEG, WebP and non-animated GIF (Images and vision
+    /// guide); Ollama's PNG, JPEG and WebP (the decoders its server registers: WebP since
+    /// ollama/ollama#10653, and transcoded to PNG for its llama.cpp runner since #17755; its
+    /// vision guide names no list).
     pub const fn image_formats(self) -> &'static [&'static str] {
         match self {
-            Self::Ollama => &["image/png", "image/jpeg"],
-            Self::Gemini | Self::Vertex => &["image/png", "image/jpeg", "image/webp"],
+            Self::Gemini | Self::Vertex | Self::Ollama => &["image/png", "image/jpeg", "image/webp"],
             Self::OpenAi | Self::OpenAiResponses | Self::Anthropic | Self::Bedrock => &["image/png", "image/jpeg", "image/gif", "image/webp"],
         }
     }
@@ -3123,10 +3124,14 @@ mod tests {
         assert_eq!(m, json!({"role":"tool","tool_name":"get_temperature","content":"22°C\n[Image: image/png (not sent: text only)]"}));
         let m = tool_result_message(&call(), &r, ResultFormat::Ollama, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
         assert_eq!(m, json!({"role":"tool","tool_name":"mcp__s__t","content":"22°C","tool_call_id":"call_1","images":[PNG]}));
-        // PNG and JPEG only; errors said in the text; structure as JSON text.
+        // PNG, JPEG and WebP (s26a F5) only; errors said in the text; structure as JSON text.
         let gif = result(json!([{"type":"image","data":"R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7","mimeType":"image/gif"}]));
         let m = tool_result_message(&no_id, &gif, ResultFormat::Ollama, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
-        assert_eq!(m["content"], "[Image: image/gif (not sent: Ollama takes PNG and JPEG)]");
+        assert_eq!(m["content"], "[Image: image/gif (not sent: Ollama takes PNG, JPEG and WebP)]");
+        let webp = "UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==";
+        let r = result(json!([{"type":"text","text":"Here is the page."},{"type":"image","data":webp,"mimeType":"image/webp"}]));
+        let m = tool_result_message(&no_id, &r, ResultFormat::Ollama, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
+        assert_eq!(m, json!({"role":"tool","tool_name":"get_temperature","content":"Here is the page.","images":[webp]}));
         let e = result(json!({"isError":true,"content":[{"type":"text","text":"bad"}],"structuredContent":{"code":42}}));
         assert_eq!(tool_result_message(&no_id, &e, ResultFormat::Ollama, &ResultOptions::default()).unwrap()["content"], "Error: bad\n{\"code\":42}");
         assert_eq!(ResultFormat::parse("ollama").unwrap(), ResultFormat::Ollama);
