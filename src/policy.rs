@@ -156,7 +156,7 @@ impl Policy {
             let message = match r.pattern.strip_suffix("__") {
                 None => "invalid permission policy: a pattern is empty, and would match no tool".to_owned(),
                 Some(head) => {
-                    let instead = match server_pattern(head) {
+                    let instead = match server_pattern(head, false) {
                         Some(server) => format!("write {} (or {}) for every tool of server {}, or the tool's whole name", crate::text::quote(head), crate::text::quote(&format!("{head}__*")), crate::text::quote(server)),
                         None => format!("write {} for every name that starts so, or the tool's whole name", crate::text::quote(&format!("{head}__*"))),
                     };
@@ -322,14 +322,14 @@ pub fn matches(pattern: &str, name: &str) -> bool {
 fn name_judged(pattern: &str, name: &str, fold: bool) -> bool {
     // For a rule that restricts, `mcp__S__T` read as `S__T` too: a word (`fs`) covers server `fs`
     // under either naming, as the hub's check reads it.
-    if fits(pattern, name, fold) || (fold && (name_matches(pattern, name, true) || name.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("mcp__")) && name_matches(pattern, &name[5..], true))) {
+    if fits(pattern, name, fold) || (fold && (name_matches(pattern, name, true) || after_mcp(name, true).is_some_and(|rest| name_matches(pattern, rest, true)))) {
         return true;
     }
     // `mcp__S__T` reads two ways: server `S`'s tool `T` (naming "mcp"), and server `mcp`'s tool
     // `S__T` (naming "server"). A rule that restricts applies under either; an `allow` only under
     // the first, so that one for server `mcp` (`mcp__mcp`, `mcp__mcp__fs__x`) reaches no other
     // server's tool (`mcp__fs__x`): under `naming: "mcp"` server `mcp`'s tools are `mcp__mcp__*`.
-    let mcp = name.strip_prefix("mcp__").and_then(server_and_tool);
+    let mcp = after_mcp(name, fold).and_then(server_and_tool);
     let plain = if fold || mcp.is_none() { server_and_tool(name) } else { None };
     mcp.into_iter().chain(plain).any(|(s, t)| tool_matches(pattern, s, t, fold))
 }
@@ -348,9 +348,9 @@ fn name_matches(pattern: &str, name: &str, fold: bool) -> bool {
     if fits(pattern, name, fold) {
         return true;
     }
-    if let Some(server) = server_pattern(pattern) {
+    if let Some(server) = server_pattern(pattern, fold) {
         // `mcp__S__T`: S up to the first `__` (the hub's server names hold none).
-        return name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")).is_some_and(|(s, _)| fits(server, s, fold));
+        return after_mcp(name, fold).and_then(|rest| rest.split_once("__")).is_some_and(|(s, _)| fits(server, s, fold));
     }
     if pattern.is_empty() || pattern.contains("__") || has_glob(pattern) {
         return false;
@@ -358,9 +358,17 @@ fn name_matches(pattern: &str, name: &str, fold: bool) -> bool {
     name.split_once("__").is_some_and(|(s, _)| fits(pattern, s, fold))
 }
 
-/// The `S` of a server pattern `mcp__S`: `S` not empty and without `__`.
-fn server_pattern(pattern: &str) -> Option<&str> {
-    pattern.strip_prefix("mcp__").filter(|s| !s.is_empty() && !s.contains("__"))
+/// The `S` of a server pattern `mcp__S`: `S` not empty and without `__` (`MCP__S` too when
+/// `fold`).
+fn server_pattern(pattern: &str, fold: bool) -> Option<&str> {
+    after_mcp(pattern, fold).filter(|s| !s.is_empty() && !s.contains("__"))
+}
+
+/// What follows a leading `mcp__` in `s`, the case of its letters ignored when `fold`: a rule
+/// that restricts reads `MCP__fs` as `mcp__fs`, as it reads `MCP__fs__*` as `mcp__fs__*`.
+fn after_mcp(s: &str, fold: bool) -> Option<&str> {
+    let head = s.get(..5)?;
+    (head == "mcp__" || (fold && head.eq_ignore_ascii_case("mcp__"))).then(|| &s[5..])
 }
 
 fn has_glob(pattern: &str) -> bool {
@@ -403,7 +411,7 @@ pub fn matches_tool(pattern: &str, server: &str, tool: &str) -> bool {
 /// [`matches_tool`], letter case ignored when `fold`.
 fn tool_matches(pattern: &str, server: &str, tool: &str, fold: bool) -> bool {
     let full = || format!("mcp__{server}__{tool}");
-    let Some(rest) = pattern.strip_prefix("mcp__") else {
+    let Some(rest) = after_mcp(pattern, fold) else {
         if fits(pattern, &full(), fold) {
             return true;
         }
@@ -729,6 +737,29 @@ mod tests {
         // `?` is one character, whatever its length in UTF-8.
         assert!(matches_tool("mcp__?s__read", "\u{e9}s", "read"));
         assert!(matches("mcp__?s__*", "mcp__\u{1f600}s__read"));
+    }
+
+    /// The `mcp__` of a rule that restricts ignores case as the rest of it does: `MCP__fs` is
+    /// `mcp__fs` (it matched nothing), in the hub and in `check`, and a name `MCP__fs__x` is
+    /// server `fs`'s tool `x` to it; an allow's `MCP__fs` is still no `mcp__fs`.
+    #[test]
+    fn the_mcp_prefix_of_a_restricting_rule_ignores_letter_case() {
+        for pattern in ["MCP__fs", "Mcp__fs", "MCP__f?", "mcp__FS"] {
+            for action in ["deny", "ask"] {
+                let p = Policy::from_value(json!({action: [pattern], "defaultAction": "allow"})).unwrap();
+                let want = if action == "deny" { Action::Deny } else { Action::Ask };
+                assert_eq!(p.check_tool("fs", "delete", "mcp__fs__delete", None), want, "{action} {pattern}");
+                assert_eq!(p.check("mcp__fs__delete", None), want, "{action} {pattern}");
+                assert_eq!(p.check("MCP__fs__delete", None), want, "{action} {pattern}");
+                assert_eq!(p.check_tool("fsx", "delete", "mcp__fsx__delete", None), Action::Allow, "{action} {pattern}");
+            }
+        }
+        let deny = Policy::from_value(json!({"deny": ["mcp__fs"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(deny.check("MCP__fs__delete", None), Action::Deny);
+        assert_eq!(deny.check("MCP__fsx__delete", None), Action::Allow);
+        let allow = Policy::from_value(json!({"allow": ["MCP__fs"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(allow.check_tool("fs", "read", "mcp__fs__read", None), Action::Deny);
+        assert_eq!(allow.check("mcp__fs__read", None), Action::Deny);
     }
 
     /// An exact tool name is that name, not a prefix: `mcp__fs__read` does not cover
