@@ -1926,7 +1926,9 @@ export type PermissionAction = "allow" | "ask" | "deny";
  * regular expressions: a pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is
  * `INVALID_OPTIONS`; so is one that could match no name at all (`""`, or `mcp__fs__` ending with `__`: write
  * `mcp__fs` or `mcp__fs__*`), or holds what no tool name holds: white space at either end, a line break or another
- * control character, a comma (`"mcp__a__*, mcp__b__*"` is two patterns: give each as a string of its own). `deny` and
+ * control character, a comma (`"mcp__a__*, mcp__b__*"` is two patterns: give each as a string of its own), an invisible
+ * format character (Unicode's Cf: a byte order mark read from a file, a zero-width space; a tool name that does hold
+ * one is named with `?` in its place). `deny` and
  * `ask` rules ignore the case of ASCII letters (`*delete*` stops `DeleteFile` too), `allow`
  * rules do not: a rule that restricts must not miss a tool by the case of a letter.
  */

@@ -7,7 +7,8 @@
 //! the case of ASCII letters (one that misses lets a call through; Unicode's case tables would be
 //! 8 KB of the gzip'd module), `allow` rules do not. A pattern that could
 //! match no name (empty, ending with `__`, or holding what no name holds: white space at either
-//! end, a control character, a comma) is refused. With no match, the default action
+//! end, a control character, a comma, an invisible format character such as a byte order mark)
+//! is refused. With no match, the default action
 //! applies (`ask` unless configured). `askDestructive` makes a tool that may be destructive ask instead
 //! of being allowed by default or by a pattern: one whose annotations say neither
 //! `readOnlyHint: true` nor `destructiveHint: false`, which is MCP's default reading (so a tool
@@ -269,18 +270,55 @@ pub fn may_destroy(annotations: Option<&ToolAnnotations>) -> bool {
 
 /// Why a pattern could match no tool for a character no tool name holds, which a pattern gets
 /// from a list split on `", "`, a value read from a file, or several patterns written as one:
-/// a line break or another control character, a comma, white space at either end. Such a rule
-/// would never apply (a `deny` that seems to guard and does not), as an empty one would not.
-fn stray_characters(pattern: &str) -> Option<&'static str> {
+/// a line break or another control character, a comma, white space at either end, an invisible
+/// format character (a file's byte order mark, a zero-width space pasted with a name). Such a
+/// rule would never apply (a `deny` that seems to guard and does not), as an empty one would not.
+fn stray_characters(pattern: &str) -> Option<String> {
     if pattern.chars().any(char::is_control) {
-        Some("holds a control character (a line break, a tab), which no tool name holds, and would match no tool")
+        Some("holds a control character (a line break, a tab), which no tool name holds, and would match no tool".to_owned())
     } else if pattern.contains(',') {
-        Some("holds a comma, which no tool name holds, and would match no tool: give each pattern as a string of its own ([\"a\", \"b\"], not \"a, b\")")
+        Some("holds a comma, which no tool name holds, and would match no tool: give each pattern as a string of its own ([\"a\", \"b\"], not \"a, b\")".to_owned())
     } else if pattern.starts_with(char::is_whitespace) || pattern.ends_with(char::is_whitespace) {
-        Some("starts or ends with white space, which no tool name does, and would match no tool")
+        Some("starts or ends with white space, which no tool name does, and would match no tool".to_owned())
     } else {
-        None
+        // MCP's tool names are letters, digits, `_`, `-` and `.`; one that does hold such a
+        // character is still named with a `?` in its place.
+        pattern.chars().find(|&c| is_format(c)).map(|c| {
+            format!(
+                "holds the invisible character U+{:04X} (a byte order mark, a zero-width space or joiner, a direction mark), which tool names do not hold, and would match no tool (where a name does hold one, write ? in its place)",
+                u32::from(c)
+            )
+        })
     }
+}
+
+/// Whether `c` is a format character (Unicode's category Cf): invisible, or nearly, where a
+/// name is shown, so that a pattern holding one reads as the name it is not.
+fn is_format(c: char) -> bool {
+    const CF: [(char, char); 21] = [
+        ('\u{AD}', '\u{AD}'),
+        ('\u{600}', '\u{605}'),
+        ('\u{61C}', '\u{61C}'),
+        ('\u{6DD}', '\u{6DD}'),
+        ('\u{70F}', '\u{70F}'),
+        ('\u{890}', '\u{891}'),
+        ('\u{8E2}', '\u{8E2}'),
+        ('\u{180E}', '\u{180E}'),
+        ('\u{200B}', '\u{200F}'),
+        ('\u{202A}', '\u{202E}'),
+        ('\u{2060}', '\u{2064}'),
+        ('\u{2066}', '\u{206F}'),
+        ('\u{FEFF}', '\u{FEFF}'),
+        ('\u{FFF9}', '\u{FFFB}'),
+        ('\u{110BD}', '\u{110BD}'),
+        ('\u{110CD}', '\u{110CD}'),
+        ('\u{13430}', '\u{1343F}'),
+        ('\u{1BCA0}', '\u{1BCA3}'),
+        ('\u{1D173}', '\u{1D17A}'),
+        ('\u{E0001}', '\u{E0001}'),
+        ('\u{E0020}', '\u{E007F}'),
+    ];
+    !c.is_ascii() && CF.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
 /// Whether a pattern is written as a regular expression (`mcp__db__.*`, `^mcp__`, `a|b`), which
@@ -583,6 +621,14 @@ mod tests {
                 let e = Policy::from_value(config).unwrap_err();
                 assert_eq!((e.code, e.message), (ErrorCode::InvalidOptions, format!("invalid permission policy: the pattern {} {why}", crate::text::quote(pattern))));
             }
+        }
+        // An invisible format character, anywhere: a file's byte order mark, a pasted zero-width
+        // space, a direction mark.
+        for (pattern, code) in [("\u{feff}mcp__fs", "FEFF"), ("mcp__fs\u{200b}", "200B"), ("mcp__\u{2060}fs", "2060"), ("mcp__fs__re\u{202e}ad", "202E"), ("mcp__f\u{ad}s", "00AD")] {
+            let e = Policy::from_value(json!({"deny": [pattern]})).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidOptions, "{pattern:?}");
+            assert!(e.message.contains(&format!("holds the invisible character U+{code} (a byte order mark")), "{}", e.message);
+            assert!(e.message.ends_with("(where a name does hold one, write ? in its place)"), "{}", e.message);
         }
         // A space inside is a name's (a hub server may be named so).
         let p = Policy::from_value(json!({"deny": ["mcp__my server"], "defaultAction": "allow"})).unwrap();
