@@ -2953,7 +2953,10 @@ export interface McpHubCallOptions extends McpCallOptions {
 export class McpHub {
   /**
    * `servers`: name → config. A name must not be empty, hold `__` or end with `_` (`INVALID_INPUT`): provider
-   * names (`mcp__server__tool`) and permission rules read `__` as the server's end.
+   * names (`mcp__server__tool`) and permission rules read `__` as the server's end. Nor may it be a name no
+   * permission pattern can name exactly (`INVALID_INPUT`): one ending with white space, or holding a control or
+   * invisible character, a comma, `*`, `?`, or what reads as a regular expression (`github (work)`, `db[1]`,
+   * `a|b`): `mcp__{name}` must be a pattern the policy takes, and not a glob.
    */
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /**

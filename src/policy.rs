@@ -321,6 +321,17 @@ fn is_format(c: char) -> bool {
     !c.is_ascii() && CF.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
+/// Whether a pattern can name server `server` exactly: `mcp__{server}` is a pattern the policy
+/// takes (no white space at either end, no control, format character or comma, nothing that
+/// reads as a regular expression), and no glob (patterns have no escape for `*` and `?`, so
+/// `mcp__a*` would be every server whose name starts `a`). An `McpHub` refuses the name of a
+/// server that no rule could name, as it refuses `a__b`: a policy could reach its tools only
+/// through a glob.
+pub fn names_server(server: &str) -> bool {
+    let pattern = format!("mcp__{server}");
+    !has_glob(server) && stray_characters(&pattern).is_none() && !looks_like_regex(&pattern)
+}
+
 /// Whether a pattern is written as a regular expression (`mcp__db__.*`, `^mcp__`, `a|b`), which
 /// as a glob would match no tool name and so never apply.
 fn looks_like_regex(pattern: &str) -> bool {
@@ -633,6 +644,22 @@ mod tests {
         // A space inside is a name's (a hub server may be named so).
         let p = Policy::from_value(json!({"deny": ["mcp__my server"], "defaultAction": "allow"})).unwrap();
         assert_eq!(p.check_tool("my server", "x", "mcp__my_server__x", None), Action::Deny);
+    }
+
+    /// A server name that no pattern can name exactly (one the policy would refuse, or a glob)
+    /// is told apart from one it can, for the hub to refuse; every name it takes is named by
+    /// `mcp__{server}` exactly.
+    #[test]
+    fn names_server_is_whether_a_pattern_can_name_the_server() {
+        for server in ["github (work)", "eu,prod", "db[1]", "fs ", "a|b", "x{1}", "a\\b", "cost$", "a.+b", "fs\t", "\u{feff}fs", "f\u{200b}s", "a*", "a?"] {
+            assert!(!names_server(server), "{server:?}");
+        }
+        for server in ["github", "my server", " fs", "github.com", "my-server", "a.b", "caf\u{e9}", "^x", "_x"] {
+            assert!(names_server(server), "{server:?}");
+            let p = Policy::from_value(json!({"deny": [format!("mcp__{server}")], "defaultAction": "allow"})).unwrap();
+            assert_eq!(p.check_tool(server, "t", "t", None), Action::Deny, "{server:?}");
+            assert_eq!(p.check_tool(&format!("{server}x"), "t", "t", None), Action::Allow, "{server:?}");
+        }
     }
 
     /// `check`'s second argument: a tool's hints are its `annotations` only (a hint beside its

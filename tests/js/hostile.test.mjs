@@ -662,6 +662,19 @@ test("McpHub server names that a name or a permission rule could split elsewhere
   stillWorks();
 });
 
+test("McpHub server names that no permission pattern can name exactly are refused", () => {
+  for (const name of ["github (work)", "eu,prod", "db[1]", "fs ", "a*", "b?", "\ufefffs", "f\u200bs", "x|y"]) {
+    assert.throws(() => new tw.McpHub({ [name]: { url: "http://127.0.0.1:9/mcp" } }), (e) =>
+      e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && e.message.startsWith(`server name ${JSON.stringify(name)} cannot be named by a permission rule`));
+  }
+  // Every name the hub takes is one a deny names exactly.
+  for (const name of ["github work", "my-server", "github.com", "caf\u00e9"]) {
+    new tw.McpHub({ [name]: { url: "http://127.0.0.1:9/mcp" } }).free();
+    new tw.PermissionPolicy({ deny: [`mcp__${name}`] }).free();
+  }
+  stillWorks();
+});
+
 test("Vertex partialArgs: a jsonPath 5,000 levels deep, and paths that pad arrays, end in LIMIT_EXCEEDED", () => {
   const chunk = (fc, fin) => ({ candidates: [{ index: 0, content: { role: "model", parts: [{ functionCall: fc }] }, ...(fin && { finishReason: fin }) }] });
   const deep = [
