@@ -2872,7 +2872,9 @@ export interface McpHubOptions {
    * (`options.confirm returned the string "yes"`); a confirm that throws or rejects denies too, and the
    * error's message gives its reason. Without it, "ask" denies, the message saying how the call would be allowed
    * (this callback, or the policy: an allow rule or `defaultAction: "allow"`, or without the `ask` rule or
-   * `askDestructive` that asked).
+   * `askDestructive` that asked). The allow rule it gives names that tool alone (`mcp__fs__read`); for a tool
+   * whose name holds `*` or `?`, or what a pattern cannot hold, none can, and it says so rather than give a glob
+   * that would allow other tools too.
    *
    * `providerName` is the name map's name for the tool and `args` the arguments as they will be sent; `call` says
    * which server and tool the call goes to (under `naming: "bare"` one tool name on two servers is told apart

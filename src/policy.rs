@@ -321,6 +321,15 @@ fn is_format(c: char) -> bool {
     !c.is_ascii() && CF.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
+/// The pattern that allows server `server`'s tool `tool` and no other tool: `mcp__{server}__{tool}`,
+/// where that is a pattern the policy takes and no glob. A tool whose name holds `*` or `?`
+/// (patterns have no escape for them: `mcp__fs__read*` also allows `read_secrets`), or what a
+/// pattern cannot hold (`get (v2)`, `a,b`), has none.
+pub fn exact_pattern(server: &str, tool: &str) -> Option<String> {
+    let pattern = format!("mcp__{server}__{tool}");
+    (!has_glob(&pattern) && Policy::from_value(serde_json::json!({ "allow": [&pattern] })).is_ok()).then_some(pattern)
+}
+
 /// Whether a pattern can name server `server` exactly: `mcp__{server}` is a pattern the policy
 /// takes (no white space at either end, no control, format character or comma, nothing that
 /// reads as a regular expression), and no glob (patterns have no escape for `*` and `?`, so
@@ -644,6 +653,17 @@ mod tests {
         // A space inside is a name's (a hub server may be named so).
         let p = Policy::from_value(json!({"deny": ["mcp__my server"], "defaultAction": "allow"})).unwrap();
         assert_eq!(p.check_tool("my server", "x", "mcp__my_server__x", None), Action::Deny);
+    }
+
+    /// The exact pattern of a tool allows that tool alone; a tool whose name is a glob, or what a
+    /// pattern cannot hold, has none.
+    #[test]
+    fn exact_pattern_is_one_for_that_tool_only() {
+        assert_eq!(exact_pattern("fs", "read").as_deref(), Some("mcp__fs__read"));
+        assert_eq!(exact_pattern("fs", "a__b").as_deref(), Some("mcp__fs__a__b"));
+        for tool in ["*", "read*", "r?ad", "get (v2)", "a,b", "x ", "x__", "re\u{200b}ad", "a|b"] {
+            assert_eq!(exact_pattern("fs", tool), None, "{tool:?}");
+        }
     }
 
     /// A server name that no pattern can name exactly (one the policy would refuse, or a glob)

@@ -979,9 +979,17 @@ fn allow_hint(asked_by: Option<AskedBy>, server: &str, tool: &str) -> String {
     match asked_by {
         Some(AskedBy::Rule) => format!("an ask rule of the policy matches \"mcp__{server}__{tool}\" (ask wins over allow): to call it without asking, take it out of that rule"),
         Some(AskedBy::AskDestructive) => "the policy's askDestructive asks for it, as its annotations do not say readOnlyHint: true or destructiveHint: false: to call it without asking, turn askDestructive off".to_owned(),
-        Some(AskedBy::DefaultAction) | None => format!(
-            "no rule of the policy matches it, and its defaultAction is \"ask\": to call it without asking, add an allow rule (\"mcp__{server}__{tool}\", or \"mcp__{server}\" for the whole server) or set defaultAction: \"allow\""
-        ),
+        // An allow rule is advised only where it names this tool alone: `mcp__fs__read*` for a
+        // tool named `read*` would allow `read_secrets` too.
+        Some(AskedBy::DefaultAction) | None => match crate::policy::exact_pattern(server, tool) {
+            Some(exact) => format!(
+                "no rule of the policy matches it, and its defaultAction is \"ask\": to call it without asking, add an allow rule ({}, or \"mcp__{server}\" for the whole server) or set defaultAction: \"allow\"",
+                crate::text::quote(&exact)
+            ),
+            None => format!(
+                "no rule of the policy matches it, and its defaultAction is \"ask\": no allow rule can name this tool alone (its name holds \"*\" or \"?\", which a pattern reads as a glob, or what a pattern cannot hold), so to call it, confirm each call (McpHub options.confirm), or allow the whole server (\"mcp__{server}\") or set defaultAction: \"allow\""
+            ),
+        },
     }
 }
 
@@ -1350,6 +1358,24 @@ mod tests {
             for s in said {
                 assert!(e.message.contains(s), "{policy}: {s:?} not in {e}");
             }
+        }
+    }
+
+    /// A tool no allow rule can name alone (`*`, `read*`: a glob over other tools; `get (v2)`:
+    /// a pattern the policy refuses) is given no such rule to add, but how else to call it.
+    #[test]
+    fn an_unconfirmed_call_advises_no_rule_wider_than_its_tool() {
+        let hub = hub(vec![("s", vec![listing(json!([{"name": "*"}, {"name": "read*"}, {"name": "get (v2)"}]))])], Some(json!({})), None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::Gemini, &ConvertOptions::default()).unwrap();
+        let names: Vec<String> = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect();
+        assert_eq!(names.len(), 3);
+        for name in &names {
+            let e = call(&hub, name).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PermissionDenied, "{e}");
+            assert!(!e.message.contains("add an allow rule"), "{e}");
+            assert!(e.message.contains("no allow rule can name this tool alone"), "{e}");
+            assert!(e.message.contains("confirm each call (McpHub options.confirm), or allow the whole server (\"mcp__s\")"), "{e}");
         }
     }
 
