@@ -2861,7 +2861,9 @@ export interface McpHubOptions {
    * another server's tool whose own name starts `fs__`. A pattern without `__` that is no glob over the whole name
    * (`delete_file`, `read_*`) is the tool's own name on any server: under `naming: "bare"` it holds whether or not
    * another server lists the same tool (which gives both hashed names). `deny` and `ask` rules also apply when
-   * they match the provider name or the tool's own name; `allow` rules do not.
+   * they match the provider name or the tool's own name, and the name any provider gives the tool under the
+   * default naming (`mcp__my_server` for server `my.server` holds where Gemini keeps the `.` too, and
+   * `portableNames`' `_` for a `-`); `allow` rules do not.
    * `askDestructive` reads the annotations the tool had when the last `tools()` made the name map, whatever a
    * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to.
    */

@@ -295,6 +295,12 @@ pub fn sanitize(raw: &str, rule: NameRule) -> String {
     out
 }
 
+/// A part of a name (a server's, a tool's) with each character the rule forbids as `_`, as
+/// [`sanitize`] makes it within the whole name.
+pub(crate) fn sanitize_part(raw: &str, rule: NameRule) -> String {
+    raw.chars().map(|c| if rule.allows(c) { c } else { '_' }).collect()
+}
+
 /// The provider name of one tool (`prefixToolName` in JS), without regard to other tools.
 ///
 /// Deterministic; distinct `(server, tool)` pairs get distinct names except when two raw names

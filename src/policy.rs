@@ -216,6 +216,7 @@ impl Policy {
 
     /// [`Policy::check_tool`], and for `Ask` what asked for it.
     pub fn check_tool_why(&self, server: &str, tool: &str, provider_name: &str, annotations: Option<&ToolAnnotations>) -> (Action, Option<AskedBy>) {
+        let forms = if self.rules.iter().any(restricts) { ProviderForms::of(server, tool) } else { ProviderForms::default() };
         self.decide_why(
             |r| {
                 let fold = restricts(r);
@@ -223,7 +224,9 @@ impl Policy {
                     || (fold
                         && (fits(&r.pattern, &format!("mcp__{server}__{tool}"), true)
                             || name_matches(&r.pattern, &format!("{server}__{tool}"), true)
-                            || name_judged(&r.pattern, provider_name, true)))
+                            || name_judged(&r.pattern, provider_name, true)
+                            || forms.names.iter().any(|n| name_judged(&r.pattern, n, true))
+                            || forms.parts.iter().any(|(s, t)| tool_matches(&r.pattern, s, t, true) || name_matches(&r.pattern, &format!("{s}__{t}"), true))))
             },
             annotations,
         )
@@ -241,6 +244,37 @@ impl Policy {
         }
         let by = (decision == Action::Ask).then_some(if matched.is_some() { AskedBy::Rule } else { AskedBy::DefaultAction });
         (decision, by)
+    }
+}
+
+/// What a tool is named for each provider's rule, besides its own `mcp__server__tool`: a rule
+/// that restricts is matched against each, so that a deny written from the names one provider
+/// sees (`mcp__my_server` for server `my.server`, which Gemini names `mcp__my.server__...`)
+/// holds whichever provider the tools were converted for. Never read for an `allow`.
+#[derive(Default)]
+struct ProviderForms {
+    /// `prefixToolName`'s names (the default naming), hash suffix and all.
+    names: Vec<String>,
+    /// The server and the tool, each sanitised alone: what the names read as before any hash.
+    parts: Vec<(String, String)>,
+}
+
+impl ProviderForms {
+    fn of(server: &str, tool: &str) -> Self {
+        use crate::naming::{prefix_tool_name, sanitize_part, NameRule, NamingOptions};
+        let mut forms = Self::default();
+        let opts = NamingOptions::default();
+        for rule in [NameRule::Strict, NameRule::Gemini, NameRule::Portable] {
+            let name = prefix_tool_name(Some(server), tool, &opts, rule);
+            if !forms.names.contains(&name) {
+                forms.names.push(name);
+            }
+            let part = (sanitize_part(server, rule), sanitize_part(tool, rule));
+            if (part.0 != server || part.1 != tool) && !forms.parts.contains(&part) {
+                forms.parts.push(part);
+            }
+        }
+        forms
     }
 }
 
@@ -653,6 +687,29 @@ mod tests {
         // A space inside is a name's (a hub server may be named so).
         let p = Policy::from_value(json!({"deny": ["mcp__my server"], "defaultAction": "allow"})).unwrap();
         assert_eq!(p.check_tool("my server", "x", "mcp__my_server__x", None), Action::Deny);
+    }
+
+    /// A deny written from one provider's names holds for every provider's: `mcp__my_server`
+    /// (OpenAI's, Anthropic's) for server `my.server` holds where Gemini names it
+    /// `mcp__my.server__wipe`, as does a name with its hash; `mcp__my_server_x` (the portable
+    /// form of `my-server-x`) holds for OpenAI's `mcp__my-server-x__...`. An allow is read as
+    /// before: only against the tool's own names.
+    #[test]
+    fn a_restricting_rule_written_from_any_providers_names_holds_for_all() {
+        let openai = crate::naming::prefix_tool_name(Some("my.server"), "wipe", &crate::naming::NamingOptions::default(), crate::naming::NameRule::Strict);
+        assert!(openai.starts_with("mcp__my_server__wipe_"), "{openai}");
+        for pattern in ["mcp__my_server", "mcp__my_server__*", "mcp__my_server__wipe", openai.as_str(), "my_server", "my_server__wipe", "MCP__MY_SERVER"] {
+            let p = Policy::from_value(json!({"deny": [pattern], "defaultAction": "allow"})).unwrap();
+            for provider_name in ["mcp__my.server__wipe", openai.as_str()] {
+                assert_eq!(p.check_tool("my.server", "wipe", provider_name, None), Action::Deny, "{pattern} / {provider_name}");
+            }
+            assert_eq!(p.check_tool("other", "wipe", "mcp__other__wipe", None), Action::Allow, "{pattern}");
+        }
+        let portable = Policy::from_value(json!({"ask": ["mcp__my_server_x"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(portable.check_tool("my-server-x", "wipe", "mcp__my-server-x__wipe", None), Action::Ask);
+        let allow = Policy::from_value(json!({"allow": ["mcp__my_server"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(allow.check_tool("my.server", "wipe", "mcp__my.server__wipe", None), Action::Deny);
+        assert_eq!(allow.check_tool("my.server", "wipe", &openai, None), Action::Deny);
     }
 
     /// The exact pattern of a tool allows that tool alone; a tool whose name is a glob, or what a
