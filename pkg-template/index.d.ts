@@ -2865,7 +2865,9 @@ export interface McpHubOptions {
    * default naming (`mcp__my_server` for server `my.server` holds where Gemini keeps the `.` too, and
    * `portableNames`' `_` for a `-`); `allow` rules do not.
    * `askDestructive` reads the annotations the tool had when the last `tools()` made the name map, whatever a
-   * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to.
+   * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to. A tool
+   * a server lists more than once (each repeat has a name of its own) is judged on the most cautious of its repeats'
+   * hints, whichever name is called.
    */
   policy?: PermissionPolicyConfig | PermissionPolicy;
   /**

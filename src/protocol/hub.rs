@@ -604,7 +604,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             }
         };
         let annotations = match self.policy {
-            Some(_) => tools.iter().map(|(_, _, t)| t.get("annotations").cloned().and_then(ToolAnnotations::from_value)).collect(),
+            Some(_) => judged_annotations(&tools),
             None => Vec::new(),
         };
         {
@@ -971,6 +971,25 @@ fn unconverted_tool(server: &str, index: usize, tool: &Value, code: ErrorCode, r
         ("code", code.as_str().into()),
         ("reason", reason.into()),
     ])
+}
+
+/// The annotations the policy judges each listed tool on: its own, but where a server lists one
+/// tool more than once (a pagination repeat) with different hints, those of a repeat that may be
+/// destructive for every repeat, as they are one tool: `askDestructive` asks for all of its names
+/// or none, whichever the model calls (each repeat has a name of its own).
+fn judged_annotations(tools: &[ListedTool]) -> Vec<Option<ToolAnnotations>> {
+    let tool_name = |t: &Value| t.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let own: Vec<Option<ToolAnnotations>> = tools.iter().map(|(_, _, t)| t.get("annotations").cloned().and_then(ToolAnnotations::from_value)).collect();
+    let mut cautious: std::collections::HashMap<(&str, String), usize> = std::collections::HashMap::new();
+    for (i, (server, _, t)) in tools.iter().enumerate() {
+        if crate::policy::may_destroy(own[i].as_ref()) {
+            cautious.entry((*server, tool_name(t))).or_insert(i);
+        }
+    }
+    if cautious.is_empty() {
+        return own;
+    }
+    tools.iter().enumerate().map(|(i, (server, _, t))| own[cautious.get(&(*server, tool_name(t))).copied().unwrap_or(i)].clone()).collect()
 }
 
 /// Tools as one JSON array, written from where they are kept (no copies).
@@ -1768,6 +1787,25 @@ mod tests {
         assert_eq!(call(Provider::Anthropic.into()).unwrap_err().code, ErrorCode::PermissionDenied);
         assert_eq!(call(Provider::OpenAi.into()).unwrap().text, "{}");
         assert_eq!(*asked.borrow(), ["mcp__s__wipe"]);
+    }
+
+    /// A tool a server lists twice with different hints is one tool: under `askDestructive`
+    /// both of its names ask when either repeat may be destructive (one ran unasked).
+    #[test]
+    fn a_tool_listed_twice_is_judged_on_its_most_cautious_hints() {
+        let twice = json!([{"name": "wipe", "annotations": {"destructiveHint": true}}, {"name": "wipe", "annotations": {"readOnlyHint": true}}, {"name": "read", "annotations": {"readOnlyHint": true}}]);
+        let (confirm, asked) = refusing();
+        let hub = hub(vec![("s", vec![listing(twice), echoing_arguments()])], Some(json!({"allow": ["mcp__s"], "askDestructive": true})), Some(confirm));
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let names: Vec<String> = hub.name_map().unwrap().entries().iter().filter(|e| e.tool == "wipe").map(|e| e.name.clone()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        for name in &names {
+            let e = call(&hub, name).unwrap_err();
+            assert_eq!((e.code, e.details.as_ref().and_then(|d| d.get("decision")).cloned()), (ErrorCode::PermissionDenied, Some(json!("ask"))), "{name}: {e}");
+        }
+        assert_eq!(*asked.borrow(), names);
+        assert_eq!(call(&hub, "mcp__s__read").unwrap().text, "{}");
     }
 
     /// A schema `depth` objects deep.
