@@ -113,11 +113,13 @@ export interface McpObjectTool extends McpTool {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The providers toolwire converts for. `vertex` is Gemini on Vertex AI. `ollama` is converted as `openai` (Chat
- * Completions), whose tools Ollama takes (`{type: "function", function: {name, description, parameters}}`), with
- * OpenAI's name rule: Ollama documents no schema or name rules of its own. Leave `strict` off for it: Ollama has no
- * strict mode (a strict conversion would make optional arguments nullable for nothing); a {@link Report} of a
- * conversion for it says `provider: "openai"`, the conversion it had. Two other spellings are taken wherever a
+ * The providers toolwire converts for. `vertex` is Gemini on Vertex AI. `ollama` is Ollama's own `/api/chat`: OpenAI
+ * Chat's wrapper (`{type: "function", function: {name, description, parameters}}`), with OpenAI's name rule (Ollama
+ * documents none), and in each schema only what Ollama's structs read (the root's `type`, `properties`, `required`,
+ * `items`; a property's `anyOf`, `type`, `items`, `description`, `enum`, `properties`): `$ref`s inlined, `const` a
+ * one-value `enum`, `oneOf` as `anyOf`, `allOf` merged, a boolean property schema (which fails Ollama's request)
+ * `{}` or removed, every other keyword removed and what it meant said in the description (`ollama/...` changes; the
+ * root's description and notes go to the tool's). Ollama has no strict mode: `strict` is not asked of it. Two other spellings are taken wherever a
  * provider is ({@link ProviderName}): `"openai-chat"` for `"openai"` and `"google"` for `"gemini"`. Another name is
  * `UNKNOWN_PROVIDER`, its message naming the provider most likely meant (`"claude"`: `"anthropic"`) and the
  * accepted names.
@@ -446,10 +448,9 @@ export interface ToolReport {
 /** What a conversion changed and what problems remain. Validation results are data, never thrown. */
 export interface Report {
   /**
-   * The provider converted for, by its own name: `"openai"` for `"ollama"` (converted as OpenAI Chat: see
-   * {@link Provider}) and `"openai-chat"`, `"gemini"` for `"google"`.
+   * The provider converted for, by its own name: `"openai"` for `"openai-chat"`, `"gemini"` for `"google"`.
    */
-  provider: Exclude<Provider, "ollama">;
+  provider: Provider;
   /**
    * One entry per tool that could be read, in input order. A tool that could not (not an object, no name, or its
    * definition as given past a limit: nested deeper than `limits.maxDepth` schema levels can be, more JSON values than
@@ -889,7 +890,7 @@ type Signal = typeof globalThis extends { AbortSignal: { prototype: infer T } } 
 
 /**
  * Converts MCP tools for OpenAI Chat Completions: `[{type:"function", function:{name, description, parameters}}]`;
- * for Ollama the same (see {@link Provider}).
+ * for Ollama the same wrapper, each schema holding only what Ollama reads (see {@link Provider}).
  */
 export function convertMcpTools(tools: readonly McpTool[], provider: "openai" | "openai-chat" | "ollama", options?: ConvertOptions): OpenAIChatTool[];
 /** Converts MCP tools for the OpenAI Responses API: `[{type:"function", name, description, parameters, strict}]`. */
@@ -2950,7 +2951,7 @@ export interface McpHubCallOptions extends McpCallOptions {
   /**
    * The provider whose model made the call: the name and arguments are read with the map of the last
    * `tools(provider)` (`UNKNOWN_TOOL_NAME` when `tools()` was never called for it). Absent: the last `tools()`'s.
-   * `"ollama"`, converted as `"openai"`, has a map of its own (an OpenAI model with a local fallback keeps both).
+   * `"ollama"`, named by OpenAI's rule, has a map of its own (an OpenAI model with a local fallback keeps both).
    */
   provider?: ProviderName;
 }

@@ -835,7 +835,11 @@ fn run<'a>(
             false => None,
         };
         match result {
-            Ok(c) => {
+            Ok(mut c) => {
+                // Ollama reads no description on the parameters: the root's goes to the tool's.
+                if let Some(root) = (provider == Provider::Ollama).then(|| crate::providers::ollama::take_root_description(&mut c)).flatten() {
+                    tool.description = Some(Cow::Owned(crate::providers::ollama::with_root_description(tool.description_text(), &root)));
+                }
                 if let Some(tr) = &mut tr {
                     // Asked for strict mode, a provider that has one: `false` when the tool fell
                     // back (Anthropic and Bedrock send no `strict` then; the report says so).
@@ -971,11 +975,12 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
     let schema_present = c.schema.is_some();
     let schema = c.schema.unwrap_or_else(|| object([("type", string("object")), ("properties", Value::Object(Map::new()))]));
     match provider {
-        Provider::OpenAi => {
+        Provider::OpenAi | Provider::Ollama => {
             f.put("name", string(name));
             described(&mut f);
             f.put("parameters", schema);
-            if opts.strict {
+            // Ollama has no strict mode (`strict` is not asked of it).
+            if opts.strict && provider == Provider::OpenAi {
                 f.put("strict", Value::Bool(c.strict == Some(true)));
             }
             object([("type", string("function")), ("function", Value::Object(f))])
@@ -1047,12 +1052,12 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
     let name_and_description = |out: &mut Vec<u8>| write_name_and_description(out, name, description);
     let flag = |out: &mut Vec<u8>, b: bool| out.extend_from_slice(if b { b"true" } else { b"false" });
     match provider {
-        Provider::OpenAi => {
+        Provider::OpenAi | Provider::Ollama => {
             out.extend_from_slice(br#"{"type":"function","function":{"#);
             name_and_description(out);
             out.extend_from_slice(br#","parameters":"#);
             schema(out, c.schema);
-            if opts.strict {
+            if opts.strict && provider == Provider::OpenAi {
                 out.extend_from_slice(br#","strict":"#);
                 flag(out, c.strict == Some(true));
             }

@@ -32,6 +32,9 @@ fn targets() -> Vec<(&'static str, Provider, bool, GeminiMode, Target)> {
         ("vertex", Provider::Vertex, false, GeminiMode::Parameters, Target::Vertex),
         ("bedrock", Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
         ("bedrock strict", Provider::Bedrock, true, GeminiMode::Parameters, Target::BedrockStrict),
+        // Ollama's output is OpenAI Chat's wrapper with less in each schema: what OpenAI takes
+        // (see `ollama_schemas_hold_only_what_ollama_reads` for what Ollama reads).
+        ("ollama", Provider::Ollama, false, GeminiMode::Parameters, Target::OpenAi),
     ]
 }
 
@@ -61,7 +64,8 @@ fn every_server_converts_for_every_provider_with_zero_violations() {
                 }
             };
             conversions += 1;
-            let count_reported = conv.report.problems.iter().any(|d| d.rule == "limits/tool-count");
+            // Ollama has no tool limit of its own.
+            let count_reported = provider == Provider::Ollama || conv.report.problems.iter().any(|d| d.rule == "limits/tool-count");
             for v in validate(target, &conv.tools) {
                 if v.rule == "openai/tool-count" && count_reported {
                     continue; // over OpenAI's reported limit: the report says so
@@ -232,6 +236,7 @@ fn pass_through_gives_the_general_paths_tools() {
         (Provider::OpenAiResponses, GeminiMode::Parameters, true),
         (Provider::Anthropic, GeminiMode::Parameters, true),
         (Provider::Bedrock, GeminiMode::Parameters, true),
+        (Provider::Ollama, GeminiMode::Parameters, false),
     ];
     for (provider, mode, strict) in modes {
         let (mut passed, mut left_out) = (0, 0);
@@ -266,7 +271,7 @@ fn pass_through_gives_the_general_paths_tools() {
                 };
                 for l in &leaving.left_out {
                     let place = match provider {
-                        Provider::OpenAi => &mut list[l.position]["function"]["parameters"],
+                        Provider::OpenAi | Provider::Ollama => &mut list[l.position]["function"]["parameters"],
                         Provider::OpenAiResponses => &mut list[l.position]["parameters"],
                         Provider::Anthropic => &mut list[l.position]["input_schema"],
                         Provider::Bedrock => &mut list[l.position]["toolSpec"]["inputSchema"]["json"],
@@ -283,7 +288,7 @@ fn pass_through_gives_the_general_paths_tools() {
         // Schemas that get a silent `properties: {}` are written, not left out; nor is any in the
         // modes that rewrite schemas.
         let least_left_out = match (provider, mode, strict) {
-            (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) => {
+            (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) | (Provider::Ollama, _, _) => {
                 assert_eq!(left_out, 0, "{provider:?}: `parameters` schemas are lowered, never left out");
                 0
             }
@@ -303,6 +308,8 @@ fn pass_through_gives_the_general_paths_tools() {
         // Claude's (Anthropic, Bedrock) 1,249: a schema with a `oneOf`, or with an object node that
         // has an `anyOf` or `allOf`, goes the general way.
         let least = match (provider, mode, strict) {
+            // Ollama's profile rewrites nearly every schema: compiled as the object API does.
+            (Provider::Ollama, _, _) => 0,
             (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) => 1250,
             (_, GeminiMode::JsonSchema, _) => 1250,
             (Provider::Anthropic | Provider::Bedrock, _, true) => 1245,
@@ -311,6 +318,63 @@ fn pass_through_gives_the_general_paths_tools() {
         };
         assert!(passed >= least, "{provider:?}: only {passed} tools passed through");
     }
+}
+
+/// Ollama decodes `parameters` into fixed structs and drops every other keyword, and a value that
+/// does not decode (a boolean property schema) fails the request: for every corpus tool, the
+/// schema holds only what those structs read (`items` kept as it is, as Ollama keeps it), no
+/// `$ref` (a property that is one reaches the model as `{}`), and what was removed is reported.
+#[test]
+fn ollama_schemas_hold_only_what_ollama_reads() {
+    fn property(p: &Value, at: &str, bad: &mut Vec<String>) {
+        let Value::Object(o) = p else { return bad.push(format!("{at}: not an object")) };
+        for (k, v) in o {
+            let ok = match k.as_str() {
+                "properties" => v.as_object().is_some_and(|m| {
+                    m.iter().for_each(|(n, s)| property(s, &format!("{at}/properties/{n}"), bad));
+                    true
+                }),
+                "anyOf" => v.as_array().is_some_and(|a| {
+                    a.iter().enumerate().for_each(|(i, s)| property(s, &format!("{at}/anyOf/{i}"), bad));
+                    true
+                }),
+                "type" => v.is_string() || v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+                "description" => v.is_string(),
+                "enum" => v.is_array(),
+                "items" => !v.to_string().contains("\"$ref\""),
+                _ => false,
+            };
+            if !ok {
+                bad.push(format!("{at}/{k}"));
+            }
+        }
+    }
+    let (mut tools, mut changed) = (0, 0);
+    let mut bad = Vec::new();
+    for server in common::corpus() {
+        let conv = convert(server.tools.clone(), Provider::Ollama, &ConvertOptions::default()).expect("converts");
+        assert_eq!(conv.report.provider, "ollama");
+        for (t, report) in conv.tools.as_array().unwrap().iter().zip(&conv.report.tools) {
+            tools += 1;
+            assert_eq!(t["type"], "function", "{}", server.name);
+            assert!(t["function"].get("strict").is_none());
+            let params = t["function"]["parameters"].as_object().unwrap();
+            let at = format!("{} / {}", server.name, report.name);
+            for (k, v) in params {
+                match k.as_str() {
+                    "type" => assert_eq!(v, "object", "{at}"),
+                    "required" => assert!(v.as_array().is_some_and(|a| a.iter().all(Value::is_string)), "{at}"),
+                    "properties" => v.as_object().unwrap().iter().for_each(|(n, s)| property(s, &format!("{at}: /properties/{n}"), &mut bad)),
+                    _ => bad.push(format!("{at}: /{k}")),
+                }
+            }
+            changed += usize::from(report.changes.iter().any(|d| d.rule.starts_with("ollama/")));
+        }
+    }
+    assert!(bad.is_empty(), "{} keywords Ollama does not read:\n{}", bad.len(), bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n"));
+    assert_eq!(tools, 1265);
+    // Most MCP schemas say `$schema` or `additionalProperties: false`, which Ollama drops: said.
+    assert!(changed > 1000, "only {changed} tools report what Ollama does not read");
 }
 
 #[test]

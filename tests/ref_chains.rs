@@ -56,7 +56,7 @@ fn every_target(tools: &Value) -> Vec<(Provider, bool, GeminiMode, Conversion)> 
 fn schema_of(provider: Provider, mode: GeminiMode, conv: &Conversion) -> (Value, Option<bool>) {
     let t = &conv.tools;
     match provider {
-        Provider::OpenAi => (t[0]["function"]["parameters"].clone(), t[0]["function"]["strict"].as_bool()),
+        Provider::OpenAi | Provider::Ollama => (t[0]["function"]["parameters"].clone(), t[0]["function"]["strict"].as_bool()),
         Provider::OpenAiResponses => (t[0]["parameters"].clone(), t[0]["strict"].as_bool()),
         Provider::Anthropic => (t[0]["input_schema"].clone(), t[0]["strict"].as_bool()),
         Provider::Bedrock => (t[0]["toolSpec"]["inputSchema"]["json"].clone(), t[0]["toolSpec"]["strict"].as_bool()),

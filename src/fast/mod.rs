@@ -699,6 +699,8 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
     match provider {
         Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock => !opts.strict || !with_report,
         Provider::Gemini | Provider::Vertex => opts.gemini_mode == GeminiMode::JsonSchema || !with_report,
+        // Ollama's profile rewrites nearly every schema: compiled as the object API does.
+        Provider::Ollama => false,
     }
 }
 

@@ -1754,7 +1754,7 @@ mod tests {
         assert!(hub.name_map_for(Some(Provider::OpenAi.into())).unwrap().entries()[0].args.is_some());
         assert!(hub.name_map_for(Some(Provider::Anthropic.into())).unwrap().entries()[0].args.is_none());
         assert_eq!(hub.name_map(), hub.name_map_for(Some(Provider::Anthropic.into())));
-        // Ollama is converted as OpenAI Chat but keeps a map of its own: OpenAI's strict plan stays.
+        // Ollama keeps a map of its own: OpenAI's strict plan stays.
         hub.tools(Provider::target("ollama").unwrap(), &ConvertOptions::default()).unwrap();
         assert_eq!(sent(Some(Provider::OpenAi)).unwrap(), r#"{"a":1}"#, "OpenAI's map after Ollama's");
         let ollama = block_on(hub.call_tool_for(Some(Provider::target("ollama").unwrap()), "mcp__s__add", json!({"a": 1, "note": null}), CallOptions::default())).unwrap();

@@ -6,6 +6,7 @@ pub mod anthropic;
 pub mod bedrock;
 pub mod gemini;
 pub mod keys;
+pub mod ollama;
 pub mod openai;
 
 use serde_json::{Map, Value};
@@ -36,16 +37,18 @@ pub enum Provider {
     Vertex,
     /// AWS Bedrock Converse: `[{toolSpec:{name, description, inputSchema:{json}}}]`.
     Bedrock,
+    /// Ollama's `/api/chat`: OpenAI Chat's wrapper, with only what Ollama's structs keep of
+    /// each schema (see [`ollama`]).
+    Ollama,
 }
 
 /// A provider as an app names it: what its tools are converted for (`provider`) and what it is
-/// called (`name`, canonical). `"ollama"` is converted as OpenAI Chat but is a target of its
-/// own: a hub keeps a name map per target, and Ollama's (non-strict) must not replace OpenAI's.
+/// called (`name`, canonical: `"openai"` for `"openai-chat"`). A hub keeps a name map per target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
     /// What the tools are converted for.
     pub provider: Provider,
-    /// The target's canonical name (`"openai"` for `"openai-chat"`, `"ollama"`).
+    /// The target's canonical name (`"openai"` for `"openai-chat"`).
     pub name: &'static str,
 }
 
@@ -57,15 +60,14 @@ impl From<Provider> for Target {
 
 impl Provider {
     /// Every provider, for tests and tooling.
-    pub const ALL: [Provider; 6] =
-        [Self::OpenAi, Self::OpenAiResponses, Self::Anthropic, Self::Gemini, Self::Vertex, Self::Bedrock];
+    pub const ALL: [Provider; 7] =
+        [Self::OpenAi, Self::OpenAiResponses, Self::Anthropic, Self::Gemini, Self::Vertex, Self::Bedrock, Self::Ollama];
 
-    /// Parses the JS provider string. `"ollama"` is OpenAI Chat: Ollama takes Chat's tools
-    /// (`{type: "function", function: {name, description, parameters}}`) and documents no schema
-    /// or name rules of its own.
+    /// Parses the JS provider string.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
-            "openai" | "openai-chat" | "ollama" => Self::OpenAi,
+            "openai" | "openai-chat" => Self::OpenAi,
+            "ollama" => Self::Ollama,
             "openai-responses" => Self::OpenAiResponses,
             "anthropic" => Self::Anthropic,
             "gemini" | "google" => Self::Gemini,
@@ -75,11 +77,9 @@ impl Provider {
         })
     }
 
-    /// The provider an app names, as [`Target`]: `"ollama"` is converted as OpenAI Chat but is a
-    /// target of its own.
+    /// The provider an app names, as [`Target`].
     pub fn target(s: &str) -> Result<Target> {
-        let provider = Self::parse(s)?;
-        Ok(Target { provider, name: if s == "ollama" { "ollama" } else { provider.as_str() } })
+        Self::parse(s).map(Target::from)
     }
 
     /// The canonical string.
@@ -91,10 +91,11 @@ impl Provider {
             Self::Gemini => "gemini",
             Self::Vertex => "vertex",
             Self::Bedrock => "bedrock",
+            Self::Ollama => "ollama",
         }
     }
 
-    /// The provider's function-name rule.
+    /// The provider's function-name rule. Ollama documents none: OpenAI's, whose tools it takes.
     pub fn name_rule(self) -> NameRule {
         match self {
             Self::Gemini | Self::Vertex => NameRule::Gemini,
@@ -202,6 +203,7 @@ pub fn compile(provider: Provider, root: Value, opts: &SchemaOptions, cx: &mut C
         Provider::Gemini => gemini::compile(root, opts, false, cx),
         Provider::Vertex => gemini::compile(root, opts, true, cx),
         Provider::Bedrock => bedrock::compile(root, opts, cx),
+        Provider::Ollama => ollama::compile(root, opts, cx),
     }
 }
 

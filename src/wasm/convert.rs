@@ -199,7 +199,7 @@ fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_ou
         let schema = as_written(input_schema(&tool).filter(|s| !is_array(s))?)?;
         let decl = caught::get_index_some(&decls, l.position as u32).ok().flatten()?;
         let (holder, key) = match provider {
-            Provider::OpenAi => (get(&decl, "function")?, "parameters"),
+            Provider::OpenAi | Provider::Ollama => (get(&decl, "function")?, "parameters"),
             Provider::OpenAiResponses => (decl, "parameters"),
             Provider::Anthropic => (decl, "input_schema"),
             Provider::Bedrock => (get(&get(&decl, "toolSpec")?, "inputSchema")?, "json"),

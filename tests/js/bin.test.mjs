@@ -53,7 +53,7 @@ test("bin: without --provider the default, gemini, is said on stderr (stdout sta
 });
 
 test("bin: every provider name the library takes (ollama, openai-chat, google), converted as the report says", () => {
-  for (const [provider, as] of [["ollama", "openai"], ["openai-chat", "openai"], ["google", "gemini"], ["vertex", "vertex"]]) {
+  for (const [provider, as] of [["ollama", "ollama"], ["openai-chat", "openai"], ["google", "gemini"], ["vertex", "vertex"]]) {
     const r = run(["check", cleanFile, "--provider", provider]);
     assert.equal(r.status, 0, `${provider}: ${r.stdout}${r.stderr}`);
     const said = provider === as ? provider : `${provider} (converted as ${as})`;

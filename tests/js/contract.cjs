@@ -21,6 +21,7 @@ const weather = {
 function definitions(provider, tools) {
   switch (provider) {
     case "openai":
+    case "ollama":
       return tools.map((t) => ({ name: t.function.name, description: t.function.description, schema: t.function.parameters }));
     case "openai-responses":
       return tools.map((t) => ({ name: t.name, description: t.description, schema: t.parameters }));

@@ -13,6 +13,49 @@ test("the corpus is there", () => {
   assert.ok(servers.length >= 30, `expected the shared corpus in ${corpusDir}, found ${servers.length} files`);
 });
 
+// Ollama decodes `parameters` into fixed structs (its api/types.go) and drops every other keyword; a boolean
+// property schema fails the request. Its conversion keeps only what those structs read, the same through every
+// entry point, and reports what it removed.
+const OLLAMA_ROOT = new Set(["type", "properties", "required", "items", "$defs"]);
+const OLLAMA_PROPERTY = new Set(["anyOf", "type", "items", "description", "enum", "properties"]);
+function notReadByOllama(property, at, out) {
+  if (property === null || typeof property !== "object" || Array.isArray(property)) return out.push(`${at}: ${JSON.stringify(property)}`);
+  for (const [k, v] of Object.entries(property)) {
+    if (!OLLAMA_PROPERTY.has(k)) out.push(`${at}/${k}`);
+    else if (k === "properties") for (const [n, s] of Object.entries(v)) notReadByOllama(s, `${at}/properties/${n}`, out);
+    else if (k === "anyOf") v.forEach((s, i) => notReadByOllama(s, `${at}/anyOf/${i}`, out));
+    else if (k === "description" && typeof v !== "string") out.push(`${at}/description`);
+  }
+}
+
+test("corpus: ollama's schemas hold only what Ollama reads, through every entry point", () => {
+  let tools = 0;
+  let reported = 0;
+  for (const { file, doc } of servers) {
+    const options = { server: doc.server };
+    const out = toolwire.convertMcpTools(doc.tools, "ollama", options);
+    assert.deepStrictEqual(JSON.parse(toolwire.convertMcpToolsJson(JSON.stringify(doc.tools), "ollama", options)), out, file);
+    const detailed = toolwire.convertMcpToolsDetailed(doc.tools, "ollama", options);
+    assert.deepStrictEqual(detailed.tools, out, file);
+    assert.equal(detailed.report.provider, "ollama");
+    const bad = [];
+    for (const t of out) {
+      tools++;
+      assert.equal(t.type, "function");
+      assert.equal("strict" in t.function, false);
+      for (const [k, v] of Object.entries(t.function.parameters)) {
+        if (!OLLAMA_ROOT.has(k)) bad.push(`${t.function.name}: /${k}`);
+        else if (k === "properties") for (const [n, s] of Object.entries(v)) notReadByOllama(s, `${t.function.name}: /properties/${n}`, bad);
+      }
+      assert.ok(!JSON.stringify(t.function.parameters).includes('"$ref"'), `${file} / ${t.function.name}: no $ref`);
+    }
+    assert.deepEqual(bad, [], file);
+    reported += detailed.report.tools.filter((r) => r.changes.some((c) => c.rule.startsWith("ollama/"))).length;
+  }
+  assert.equal(tools, 1265);
+  assert.ok(reported > 1000, `only ${reported} tools report what Ollama does not read`);
+});
+
 for (const { file, doc } of servers) {
   test(`corpus: ${file} (${doc.tools.length} tools)`, () => {
     for (const provider of PROVIDERS) {

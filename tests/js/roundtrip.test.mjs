@@ -380,6 +380,40 @@ test("parseToolCalls: malformed arguments and unknown names are per-call errors"
     { role: "tool", tool_name: "f", content: "", images: [PNG] });
 });
 
+// Ollama's /api/chat decodes `parameters` into fixed structs (api/types.go: ToolFunctionParameters, ToolProperty)
+// and drops every keyword they have no field for; a boolean property schema cannot be decoded (400).
+test("ollama: the tools hold only what /api/chat reads, the rest rewritten, described and reported", () => {
+  const input = [
+    { name: "set_flag", inputSchema: { type: "object", properties: { name: { type: "string" }, value: true }, required: ["name", "value"] } },
+    { name: "book", description: "Books a trip.", inputSchema: { type: "object", description: "Trip.", $defs: { Addr: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+      properties: { to: { $ref: "#/$defs/Addr" }, kind: { const: "flight" }, when: { type: "string", format: "date-time" },
+        seats: { type: "integer", minimum: 1, maximum: 9 }, tags: { type: "array", items: { type: "string", pattern: "^[a-z]+$" } } },
+      required: ["to", "kind"], additionalProperties: false } },
+  ];
+  const { tools: out, report } = tw.convertMcpToolsDetailed(input, "ollama");
+  assert.deepEqual(out[0], { type: "function", function: { name: "set_flag", parameters: { type: "object", properties: { name: { type: "string" }, value: {} }, required: ["name", "value"] } } });
+  assert.deepEqual(out[1].function, {
+    name: "book",
+    description: "Books a trip.\n\nTrip.",
+    parameters: { type: "object", properties: {
+      to: { type: "object", properties: { city: { type: "string" } }, description: "(required: [\"city\"])" },
+      kind: { enum: ["flight"] },
+      when: { type: "string", description: "(format: date-time)" },
+      seats: { type: "integer", description: "(minimum: 1; maximum: 9)" },
+      tags: { type: "array", items: { type: "string", pattern: "^[a-z]+$" } },
+    }, required: ["to", "kind"] },
+  });
+  assert.equal(report.provider, "ollama");
+  assert.deepEqual(report.tools[0].changes.map((c) => [c.path, c.rule]), [["/properties/value", "ollama/boolean-schema"]]);
+  assert.deepEqual(report.tools[1].changes.map((c) => c.rule).sort(), [
+    "ollama/const", "ollama/root-description", "ollama/strip-keyword", "ollama/strip-keyword", "ollama/strip-keyword", "ollama/strip-keyword", "ollama/strip-keyword",
+  ]);
+  assert.deepEqual(tw.checkTools(input, "ollama"), report);
+  assert.equal(tw.convertMcpToolsJson(JSON.stringify(input), "ollama"), JSON.stringify(out));
+  // No strict mode: not asked of Ollama.
+  assert.deepEqual(tw.convertMcpTools(input, "ollama", { strict: true }), out);
+});
+
 test("streaming: OpenAI deltas split at awkward places", () => {
   const map = tw.NameMap.fromTools(tools, "openai");
   const name = map.names()[0];
