@@ -69,7 +69,7 @@ use crate::args::{enum_string, ArgPlan, Fit};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
-use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::lower::{const_as_enum, keyword_hint, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::evaluated::{evaluated_items, Evaluated};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
@@ -453,29 +453,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             }
         }
     }
-    if let Some(c) = o.take("const") {
-        match o.find_mut("enum") {
-            None => {
-                o.put("enum", Value::Array(vec![c]));
-                cx.change("gemini/const", "const rewritten as a one-value enum");
-            }
-            // Both hold: the const's value, if the enum has it.
-            Some(Value::Array(values)) if values.contains(&c) => {
-                if values.len() > 1 {
-                    *values = vec![c];
-                    cx.change("gemini/const", "const beside an enum: the enum narrowed to the const's value");
-                }
-            }
-            Some(values) => {
-                let listed = crate::schema::short_json(values);
-                *values = Value::Array(vec![c.clone()]);
-                cx.problem(
-                    "gemini/const",
-                    format!("const {} is not among the enum's values {listed}: no value can match both; written as the const's value", crate::schema::short_json(&c)),
-                );
-            }
-        }
-    }
+    const_as_enum(&mut o, cx, "gemini/const", "");
     // An enum of null alone: no string is left for Gemini's enum (it has no empty one).
     if o.find("enum").and_then(Value::as_array).is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null)) {
         return Ok(only_null(&o, cx));

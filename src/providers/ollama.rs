@@ -37,7 +37,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators};
+use crate::schema::lower::{const_as_enum, keyword_hint, merge_all_of, merge_root_combinators};
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -233,28 +233,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx) -> Result<Option<Value>> {
             cx.change("ollama/oneof", "oneOf read as anyOf (Ollama does not read oneOf; \"exactly one\" is not expressible)");
         }
     }
-    if let Some(c) = o.take("const") {
-        match o.find_mut("enum") {
-            None => {
-                o.put("enum", Value::Array(vec![c]));
-                cx.change("ollama/const", "const rewritten as a one-value enum (Ollama does not read const)");
-            }
-            Some(Value::Array(values)) if values.contains(&c) => {
-                if values.len() > 1 {
-                    *values = vec![c];
-                    cx.change("ollama/const", "const beside an enum: the enum narrowed to the const's value");
-                }
-            }
-            Some(values) => {
-                let listed = crate::schema::short_json(values);
-                *values = Value::Array(vec![c.clone()]);
-                cx.problem(
-                    "ollama/const",
-                    format!("const {} is not among the enum's values {listed}: no value can match both; written as the const's value", crate::schema::short_json(&c)),
-                );
-            }
-        }
-    }
+    const_as_enum(&mut o, cx, "ollama/const", " (Ollama does not read const)");
     let mut out = Map::with_capacity(o.len());
     let mut hints: Vec<String> = Vec::new();
     for (key, value) in o {

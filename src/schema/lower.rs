@@ -1117,6 +1117,31 @@ pub(crate) fn fixed_hint(key: &str, v: &Value) -> Option<&'static str> {
     }
 }
 
+/// A node's `const` as a one-value `enum`, for a provider that reads enums but not `const`
+/// (`rule`: the report's; `why`: said after the rewrite's message). Beside an enum, the enum is
+/// narrowed to the const's value (both must hold); a const the enum lacks is a problem, written
+/// as the const's value.
+pub fn const_as_enum(o: &mut JsonObject, cx: &mut Cx, rule: &'static str, why: &str) {
+    let Some(c) = o.take("const") else { return };
+    match o.find_mut("enum") {
+        None => {
+            o.put("enum", Value::Array(vec![c]));
+            cx.change(rule, format!("const rewritten as a one-value enum{why}"));
+        }
+        Some(Value::Array(values)) if values.contains(&c) => {
+            if values.len() > 1 {
+                *values = vec![c];
+                cx.change(rule, "const beside an enum: the enum narrowed to the const's value");
+            }
+        }
+        Some(values) => {
+            let listed = short_json(values);
+            *values = Value::Array(vec![c.clone()]);
+            cx.problem(rule, format!("const {} is not among the enum's values {listed}: no value can match both; written as the const's value", short_json(&c)));
+        }
+    }
+}
+
 /// A short human description of a dropped keyword, or `None` when it carries no meaning a model
 /// could use (e.g. `$schema`, `$id`, `$comment`).
 pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
