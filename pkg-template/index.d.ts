@@ -1928,8 +1928,9 @@ export type PermissionAction = "allow" | "ask" | "deny";
  * `INVALID_OPTIONS`; so is one that could match no name at all (`""`, or `mcp__fs__` ending with `__`: write
  * `mcp__fs` or `mcp__fs__*`), or holds what no tool name holds: white space at either end, a line break or another
  * control character, a comma (`"mcp__a__*, mcp__b__*"` is two patterns: give each as a string of its own), an invisible
- * format character (Unicode's Cf: a byte order mark read from a file, a zero-width space; a tool name that does hold
- * one is named with `?` in its place). `deny` and
+ * format character (Unicode's Cf: a byte order mark read from a file, a zero-width space, a direction mark; a tool
+ * name that does hold one is named with `?` in its place), though not the joiners U+200C and U+200D, which names
+ * are spelt with (Persian `فایل‌ها`, the emoji `👨‍💻`). `deny` and
  * `ask` rules ignore the case of ASCII letters (`*delete*` stops `DeleteFile` too), `allow`
  * rules do not: a rule that restricts must not miss a tool by the case of a letter.
  */
@@ -2960,10 +2961,7 @@ export interface McpHubCallOptions extends McpCallOptions {
 export class McpHub {
   /**
    * `servers`: name → config. A name must not be empty, hold `__` or end with `_` (`INVALID_INPUT`): provider
-   * names (`mcp__server__tool`) and permission rules read `__` as the server's end. Nor may it be a name no
-   * permission pattern can name exactly (`INVALID_INPUT`): one ending with white space, or holding a control or
-   * invisible character, a comma, `*`, `?`, or what reads as a regular expression (`github (work)`, `db[1]`,
-   * `a|b`): `mcp__{name}` must be a pattern the policy takes, and not a glob.
+   * names (`mcp__server__tool`) and permission rules read `__` as the server's end.
    */
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /**

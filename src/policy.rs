@@ -319,7 +319,7 @@ fn stray_characters(pattern: &str) -> Option<String> {
         // character is still named with a `?` in its place.
         pattern.chars().find(|&c| is_format(c)).map(|c| {
             format!(
-                "holds the invisible character U+{:04X} (a byte order mark, a zero-width space or joiner, a direction mark), which tool names do not hold, and would match no tool (where a name does hold one, write ? in its place)",
+                "holds the invisible character U+{:04X} (a byte order mark, a zero-width space, a direction mark), which tool names do not hold, and would match no tool (where a name does hold one, write ? in its place)",
                 u32::from(c)
             )
         })
@@ -327,9 +327,11 @@ fn stray_characters(pattern: &str) -> Option<String> {
 }
 
 /// Whether `c` is a format character (Unicode's category Cf): invisible, or nearly, where a
-/// name is shown, so that a pattern holding one reads as the name it is not.
+/// name is shown, so that a pattern holding one reads as the name it is not. The zero-width
+/// non-joiner and joiner (U+200C, U+200D) are not counted: they are part of how a word is spelt
+/// (Persian `فایل‌ها`, many Indic words) or of one emoji (`👨‍💻`), and a server is named so.
 fn is_format(c: char) -> bool {
-    const CF: [(char, char); 21] = [
+    const CF: [(char, char); 22] = [
         ('\u{AD}', '\u{AD}'),
         ('\u{600}', '\u{605}'),
         ('\u{61C}', '\u{61C}'),
@@ -338,7 +340,8 @@ fn is_format(c: char) -> bool {
         ('\u{890}', '\u{891}'),
         ('\u{8E2}', '\u{8E2}'),
         ('\u{180E}', '\u{180E}'),
-        ('\u{200B}', '\u{200F}'),
+        ('\u{200B}', '\u{200B}'),
+        ('\u{200E}', '\u{200F}'),
         ('\u{202A}', '\u{202E}'),
         ('\u{2060}', '\u{2064}'),
         ('\u{2066}', '\u{206F}'),
@@ -362,17 +365,6 @@ fn is_format(c: char) -> bool {
 pub fn exact_pattern(server: &str, tool: &str) -> Option<String> {
     let pattern = format!("mcp__{server}__{tool}");
     (!has_glob(&pattern) && Policy::from_value(serde_json::json!({ "allow": [&pattern] })).is_ok()).then_some(pattern)
-}
-
-/// Whether a pattern can name server `server` exactly: `mcp__{server}` is a pattern the policy
-/// takes (no white space at either end, no control, format character or comma, nothing that
-/// reads as a regular expression), and no glob (patterns have no escape for `*` and `?`, so
-/// `mcp__a*` would be every server whose name starts `a`). An `McpHub` refuses the name of a
-/// server that no rule could name, as it refuses `a__b`: a policy could reach its tools only
-/// through a glob.
-pub fn names_server(server: &str) -> bool {
-    let pattern = format!("mcp__{server}");
-    !has_glob(server) && stray_characters(&pattern).is_none() && !looks_like_regex(&pattern)
 }
 
 /// Whether a pattern is written as a regular expression (`mcp__db__.*`, `^mcp__`, `a|b`), which
@@ -684,9 +676,26 @@ mod tests {
             assert!(e.message.contains(&format!("holds the invisible character U+{code} (a byte order mark")), "{}", e.message);
             assert!(e.message.ends_with("(where a name does hold one, write ? in its place)"), "{}", e.message);
         }
+        for (pattern, code) in [("mcp__fs\u{200e}", "200E"), ("mcp__\u{2066}fs", "2066"), ("mcp__f\u{2064}s", "2064"), ("mcp__f\u{202a}s", "202A")] {
+            let e = Policy::from_value(json!({"deny": [pattern]})).unwrap_err();
+            assert!(e.message.contains(&format!("holds the invisible character U+{code} (a byte order mark")), "{}", e.message);
+        }
         // A space inside is a name's (a hub server may be named so).
         let p = Policy::from_value(json!({"deny": ["mcp__my server"], "defaultAction": "allow"})).unwrap();
         assert_eq!(p.check_tool("my server", "x", "mcp__my_server__x", None), Action::Deny);
+    }
+
+    /// The joiners a word or an emoji is written with (Persian's U+200C, an emoji's U+200D) and
+    /// variation selectors are a name's own: a pattern holding them is taken and names that
+    /// server exactly.
+    #[test]
+    fn a_pattern_holding_a_joiner_names_the_server_spelt_with_it() {
+        for server in ["\u{641}\u{627}\u{6cc}\u{644}\u{200c}\u{647}\u{627}", "\u{1f468}\u{200d}\u{1f4bb} dev", "\u{915}\u{94d}\u{200d}\u{937}", "\u{2764}\u{fe0f} fav"] {
+            let p = Policy::from_value(json!({"deny": [format!("mcp__{server}")], "defaultAction": "allow"})).unwrap();
+            assert_eq!(p.check_tool(server, "t", &format!("mcp__{server}__t"), None), Action::Deny, "{server:?}");
+            assert_eq!(p.check_tool(&format!("{server}x"), "t", &format!("mcp__{server}x__t"), None), Action::Allow, "{server:?}");
+            assert_eq!(p.check_tool("other", "t", "mcp__other__t", None), Action::Allow, "{server:?}");
+        }
     }
 
     /// A deny written from one provider's names holds for every provider's: `mcp__my_server`
@@ -720,22 +729,6 @@ mod tests {
         assert_eq!(exact_pattern("fs", "a__b").as_deref(), Some("mcp__fs__a__b"));
         for tool in ["*", "read*", "r?ad", "get (v2)", "a,b", "x ", "x__", "re\u{200b}ad", "a|b"] {
             assert_eq!(exact_pattern("fs", tool), None, "{tool:?}");
-        }
-    }
-
-    /// A server name that no pattern can name exactly (one the policy would refuse, or a glob)
-    /// is told apart from one it can, for the hub to refuse; every name it takes is named by
-    /// `mcp__{server}` exactly.
-    #[test]
-    fn names_server_is_whether_a_pattern_can_name_the_server() {
-        for server in ["github (work)", "eu,prod", "db[1]", "fs ", "a|b", "x{1}", "a\\b", "cost$", "a.+b", "fs\t", "\u{feff}fs", "f\u{200b}s", "a*", "a?"] {
-            assert!(!names_server(server), "{server:?}");
-        }
-        for server in ["github", "my server", " fs", "github.com", "my-server", "a.b", "caf\u{e9}", "^x", "_x"] {
-            assert!(names_server(server), "{server:?}");
-            let p = Policy::from_value(json!({"deny": [format!("mcp__{server}")], "defaultAction": "allow"})).unwrap();
-            assert_eq!(p.check_tool(server, "t", "t", None), Action::Deny, "{server:?}");
-            assert_eq!(p.check_tool(&format!("{server}x"), "t", "t", None), Action::Allow, "{server:?}");
         }
     }
 

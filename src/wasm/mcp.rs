@@ -1255,17 +1255,6 @@ impl JsMcpHub {
                     format!("server name \"{name}\" must not hold \"__\" or end with \"_\": names like mcp__server__tool and permission rules read \"__\" as the server's end"),
                 ));
             }
-            // A server no permission rule can name exactly (`github (work)`, `eu,prod`, `db[1]`,
-            // `fs `): its `mcp__{name}` is a pattern the policy refuses, or a glob.
-            if !crate::policy::names_server(&name) {
-                return Err(Error::new(
-                    ErrorCode::InvalidInput,
-                    format!(
-                        "server name {} cannot be named by a permission rule (\"mcp__{name}\" is no pattern the policy takes): a server's name must not end with white space, nor hold a control or invisible character, a comma, \"*\", \"?\", or what reads as a regular expression (\"(\", \"[\", \"{{\", \"|\", \"\\\", \".+\", \"$\" at its end); write letters, digits, \"_\", \"-\", \".\" or spaces",
-                        crate::text::quote(&name)
-                    ),
-                ));
-            }
             list.push((name, new_client(url, &conf, Some(&config), default_fetch.clone())?));
         }
         // A `PermissionPolicy` is read by its `toJSON` (its config).
