@@ -2865,7 +2865,8 @@ export interface McpHubOptions {
    * another server lists the same tool (which gives both hashed names). `deny` and `ask` rules also apply when
    * they match the provider name or the tool's own name, and the name any provider gives the tool under the
    * default naming (`mcp__my_server` for server `my.server` holds where Gemini keeps the `.` too, and
-   * `portableNames`' `_` for a `-`); `allow` rules do not.
+   * `portableNames`' `_` for a `-`), each read with its server known: `mcp__docs` does not reach server
+   * `docs - internal`, though portable names write it `mcp__docs___internal__...`; `allow` rules do not.
    * `askDestructive` reads the annotations the tool had when the last `tools()` made the name map, whatever a
    * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to. A tool
    * a server lists more than once (each repeat has a name of its own) is judged on the most cautious of its repeats'

@@ -224,9 +224,10 @@ impl Policy {
                     || (fold
                         && (fits(&r.pattern, &format!("mcp__{server}__{tool}"), true)
                             || name_matches(&r.pattern, &format!("{server}__{tool}"), true)
-                            || name_judged(&r.pattern, provider_name, true)
-                            || forms.names.iter().any(|n| name_judged(&r.pattern, n, true))
-                            || forms.parts.iter().any(|(s, t)| tool_matches(&r.pattern, s, t, true) || name_matches(&r.pattern, &format!("{s}__{t}"), true))))
+                            || same(&r.pattern, provider_name, true)
+                            || (forms.reads_as_own(provider_name) && name_judged(&r.pattern, provider_name, true))
+                            || forms.names.iter().any(|n| same(&r.pattern, n, true) || (forms.reads_as_own(n) && name_judged(&r.pattern, n, true)))
+                            || forms.parts.iter().any(|(s, t)| tool_matches(&r.pattern, s, t, true) || (joins_plainly(s) && name_matches(&r.pattern, &format!("{s}__{t}"), true)))))
             },
             annotations,
         )
@@ -257,12 +258,14 @@ struct ProviderForms {
     names: Vec<String>,
     /// The server and the tool, each sanitised alone: what the names read as before any hash.
     parts: Vec<(String, String)>,
+    /// The server's name, and as each provider rule sanitises it.
+    servers: Vec<String>,
 }
 
 impl ProviderForms {
     fn of(server: &str, tool: &str) -> Self {
         use crate::naming::{prefix_tool_name, sanitize_part, NameRule, NamingOptions};
-        let mut forms = Self::default();
+        let mut forms = Self { servers: vec![server.to_owned()], ..Self::default() };
         let opts = NamingOptions::default();
         for rule in [NameRule::Strict, NameRule::Gemini, NameRule::Portable] {
             let name = prefix_tool_name(Some(server), tool, &opts, rule);
@@ -270,11 +273,26 @@ impl ProviderForms {
                 forms.names.push(name);
             }
             let part = (sanitize_part(server, rule), sanitize_part(tool, rule));
+            if !forms.servers.contains(&part.0) {
+                forms.servers.push(part.0.clone());
+            }
             if (part.0 != server || part.1 != tool) && !forms.parts.contains(&part) {
                 forms.parts.push(part);
             }
         }
         forms
+    }
+
+    /// Whether a provider name reads, split at its first `__`, as this server's name (in any of
+    /// its forms) or as no server's: `mcp__docs___internal__echo` (server `docs - internal`'s, in
+    /// portable names; `a.-b` is `a__b`, `a-` is `a_`) reads as server `docs`'s, and a rule for
+    /// `docs` must not stop it; nor does one whose server was cut to fit read as its own. A name
+    /// that reads otherwise is matched only by a pattern that writes it out whole.
+    fn reads_as_own(&self, name: &str) -> bool {
+        match after_mcp(name, true).unwrap_or(name).split_once("__") {
+            Some((s, _)) => self.servers.iter().any(|own| own.eq_ignore_ascii_case(s)),
+            None => true,
+        }
     }
 }
 
@@ -504,13 +522,20 @@ fn tool_matches(pattern: &str, server: &str, tool: &str, fold: bool) -> bool {
         }
         return fits(pattern, tool, fold);
     };
-    if !server.contains("__") && fits(pattern, &full(), fold) {
+    if joins_plainly(server) && fits(pattern, &full(), fold) {
         return true;
     }
     // The whole rest as the server: a glob there only where it cannot also be read as a server
     // and a tool (`mcp__a__*` is every tool of `a`, not every server whose name starts `a__`).
     let whole = if rest.contains("__") { same(rest, server, fold) } else { fits(rest, server, fold) };
     whole || rest.match_indices("__").any(|(i, _)| fits(&rest[..i], server, fold) && fits(&rest[i + 2..], tool, fold))
+}
+
+/// Whether `mcp__{server}__{tool}` reads back as `server`'s tool: `server` holds no `__` and
+/// does not end with `_` (as no hub server's own name does; a sanitised one may: `a.-b` is `a__b`
+/// in portable names, `a-` is `a_`).
+fn joins_plainly(server: &str) -> bool {
+    !server.contains("__") && !server.ends_with('_')
 }
 
 /// `a == b`, letter case ignored when `fold` (a `*` or `?` in `a` is itself).
@@ -719,6 +744,36 @@ mod tests {
         let allow = Policy::from_value(json!({"allow": ["mcp__my_server"], "defaultAction": "deny"})).unwrap();
         assert_eq!(allow.check_tool("my.server", "wipe", "mcp__my.server__wipe", None), Action::Deny);
         assert_eq!(allow.check_tool("my.server", "wipe", &openai, None), Action::Deny);
+    }
+
+    /// A rule naming one server restricts that server only, though the provider forms of another
+    /// server's name start with it and `__` once sanitised (`docs - internal` is
+    /// `docs___internal` in portable names, `a.-b` is `a__b`, `a-` is `a_`): the forms are read
+    /// with their server known, never split again at the first `__`. An allow widens nothing.
+    #[test]
+    fn a_rule_for_one_server_restricts_no_server_whose_sanitised_name_starts_with_it() {
+        let pairs = [("docs", "docs - internal"), ("a", "a - b"), ("a", "a.-b"), ("a", "a._b"), ("a", "a _b"), ("a", "a-"), ("a", "a."), ("a.b", "a_b"), ("x", "x.y"), ("x", "x-_y")];
+        for (named, other) in pairs {
+            for pattern in [format!("mcp__{named}"), format!("mcp__{named}__*"), format!("MCP__{named}"), named.to_owned(), format!("{named}__*"), format!("mcp__{named}__echo")] {
+                let p = Policy::from_value(json!({"deny": [&pattern], "ask": [&pattern], "allow": [format!("mcp__{other}")], "defaultAction": "allow"})).unwrap();
+                for rule in [crate::naming::NameRule::Strict, crate::naming::NameRule::Gemini, crate::naming::NameRule::Portable] {
+                    let name = crate::naming::prefix_tool_name(Some(other), "echo", &crate::naming::NamingOptions::default(), rule);
+                    assert_eq!(p.check_tool(other, "echo", &name, None), Action::Allow, "{pattern} / {other:?} as {name}");
+                }
+                let own = crate::naming::prefix_tool_name(Some(named), "echo", &crate::naming::NamingOptions::default(), crate::naming::NameRule::Strict);
+                assert_eq!(p.check_tool(named, "echo", &own, None), Action::Deny, "{pattern} / {named:?}");
+            }
+        }
+        // The review's case: deny mcp__docs beside an allow of "docs - internal".
+        let p = Policy::from_value(json!({"allow": ["mcp__docs - internal"], "deny": ["mcp__docs__*"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(p.check_tool("docs - internal", "echo", "mcp__docs_-_internal__echo_rnsmf4ga", None), Action::Allow);
+        assert_eq!(p.check_tool("docs", "echo", "mcp__docs__echo", None), Action::Deny);
+        // A deny written from another provider's form of the other server still holds for it.
+        for pattern in ["mcp__docs___internal", "mcp__docs___internal__*", "mcp__docs_-_internal__echo"] {
+            let p = Policy::from_value(json!({"deny": [pattern], "defaultAction": "allow"})).unwrap();
+            assert_eq!(p.check_tool("docs - internal", "echo", "mcp__docs_-_internal__echo_rnsmf4ga", None), Action::Deny, "{pattern}");
+            assert_eq!(p.check_tool("docs", "echo", "mcp__docs__echo", None), Action::Allow, "{pattern}");
+        }
     }
 
     /// The exact pattern of a tool allows that tool alone; a tool whose name is a glob, or what a

@@ -651,6 +651,25 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("policy: a deny for one server stops no other server whose sanitised name starts with it and _", async () => {
+    // "docs - internal" is mcp__docs___internal__... in portable names, "a.-b" mcp__a__b__...: neither is docs's or a's.
+    const e = endpoints({ docs: "normal", "docs - internal": "normal", a: "normal", "a.-b": "normal" });
+    const hub = new McpHub(e.servers, { policy: { allow: ["mcp__docs - internal", "mcp__a.-b"], deny: ["mcp__docs__*", "mcp__a"], defaultAction: "deny" } });
+    await hub.listTools();
+    for (const [provider, naming] of [["openai", {}], ["openai", { portableNames: true }], ["gemini", {}], ["openai", { naming: "server" }]]) {
+      await hub.tools(provider, naming);
+      const how = `${provider} ${JSON.stringify(naming)}`;
+      for (const server of ["docs", "a"]) {
+        const denied = await rejectsWith(hub.callTool(providerName(hub, server, "echo"), { message: "x" }), "PERMISSION_DENIED");
+        assert.equal(denied.decision, "deny", `${how} ${server}`);
+      }
+      for (const server of ["docs - internal", "a.-b"]) assert.equal((await hub.callTool(providerName(hub, server, "echo"), { message: "ok" })).text, "ok", `${how} ${server}`);
+    }
+    for (const server of ["docs", "a"]) assert.equal((await e.stats(server)).calls.length, 0, server);
+    for (const server of ["docs - internal", "a.-b"]) assert.equal((await e.stats(server)).calls.length, 4, server);
+    await hub.closeAll();
+  });
+
   test("policy: an allow server__* is that server's, never another server's tool whose own name starts so", async () => {
     // Server evil lists a tool named b__c: under naming "server" it is evil__b__c, under "bare" b__c, which
     // reads as server b's tool c. The allow written for server b covers b's tools and not that one.
