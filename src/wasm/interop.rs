@@ -737,8 +737,22 @@ thread_local! {
 }
 
 /// Whether `v` is an `ArrayBuffer` or a `SharedArrayBuffer`, of any realm ([`BRAND_GETTERS`]).
+/// The getters throw for anything else, and every stream event passes here: they are asked
+/// only about a value whose `Symbol.toStringTag` names one of the two (a plain object or an
+/// array has none), so plain data costs no exception. The tag only picks the candidates: it
+/// can be set on any object, and the getters decide.
 fn is_buffer(v: &JsValue) -> bool {
-    v.is_object() && BRAND_GETTERS.with(|g| g[..2].iter().flatten().any(|f| caught::call0(f, v).is_ok()))
+    if !v.is_object() {
+        return false;
+    }
+    let tag = caught::get(v, &js_sys::Symbol::to_string_tag()).ok().and_then(|t| t.as_string());
+    // The getter the tag names first: a `SharedArrayBuffer` tagged as one costs no exception.
+    let order = match tag.as_deref() {
+        Some("ArrayBuffer") => [0, 1],
+        Some("SharedArrayBuffer") => [1, 0],
+        _ => return false,
+    };
+    BRAND_GETTERS.with(|g| order.iter().filter_map(|&i| g[i].as_ref()).any(|f| caught::call0(f, v).is_ok()))
 }
 
 /// Whether `v` is a `Uint8Array` (a Node `Buffer` is one) of this realm or another

@@ -117,6 +117,39 @@ test("bytes of another realm (node:vm, a Jest or vitest environment, an iframe) 
   }
 });
 
+test("plain data is told from bytes without a thrown exception: push, parseToolCalls, flattenContent and convertMcpTools throw and catch nothing (s26r F1)", async () => {
+  const { Session } = await import("node:inspector");
+  const session = new Session();
+  session.connect();
+  let thrown = 0;
+  session.on("Debugger.paused", () => {
+    thrown++;
+    session.post("Debugger.resume");
+  });
+  session.post("Debugger.enable");
+  session.post("Debugger.setPauseOnExceptions", { state: "all" });
+  const calls = [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: "{}" } }];
+  const counted = (fn) => {
+    thrown = 0;
+    fn();
+    return thrown;
+  };
+  try {
+    const acc = new tw.ToolCallAccumulator("openai");
+    assert.equal(counted(() => acc.push({ choices: [{ index: 0, delta: { content: "hi" } }] })), 0, "push");
+    acc.free();
+    assert.equal(counted(() => tw.parseToolCalls(calls, "openai")), 0, "parseToolCalls of an array");
+    assert.equal(counted(() => tw.flattenContent([{ type: "text", text: "x" }])), 0, "flattenContent");
+    assert.equal(counted(() => tw.convertMcpTools(tools, "openai")), 0, "convertMcpTools");
+  } finally {
+    session.post("Debugger.setPauseOnExceptions", { state: "none" });
+    session.disconnect();
+  }
+  // The tag only picks the candidates: an object that says it is an ArrayBuffer is no bytes.
+  const spoofed = { [Symbol.toStringTag]: "ArrayBuffer", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: calls } }] };
+  assert.deepEqual(tw.parseToolCalls(spoofed, "openai").map((c) => c.tool), ["get_weather"]);
+});
+
 test("text with an integer written as a double (an index 0.0, a name map's version 1.0) reads as the object JSON.parse makes of it (s26d F3)", () => {
   for (const idx of ["0.0", "-0", "1.0", "0e0", "1E0"]) {
     const chunk = `{"id":"x","object":"chat.completion.chunk","choices":[{"index":0.0,"delta":{"tool_calls":[{"index":${idx},"id":"c1","type":"function","function":{"name":"ok","arguments":"{\\"n\\":2.0}"}}]},"finish_reason":"tool_calls"}]}`;
