@@ -849,14 +849,14 @@ impl<'o> Builder<'o> {
                 }
             }
         }
+        // Named by its bytes where they say (servers mislabel screenshots, a phone's HEIC photo
+        // comes as image/jpeg): the reason it is not sent is then about the type named.
+        let named = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16))).unwrap_or(mime);
         let Some(format) = self.format.filter(|f| f.sends_images(self.opts)) else {
-            // Named by its bytes where they say (servers mislabel screenshots).
-            let sniffed = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16)));
-            return self.text(format!("[Image: {} (not sent: text only)]", sniffed.unwrap_or(mime)));
+            return self.text(format!("[Image: {named} (not sent: text only)]"));
         };
         if let Some(reason) = self.error_reason(format) {
-            let sniffed = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16)));
-            return self.text(format!("[Image: {} (not sent: {reason})]", sniffed.unwrap_or(mime)));
+            return self.text(format!("[Image: {named} (not sent: {reason})]"));
         }
         let checked = self.check_image(format, &img.data).and_then(|ok| {
             // Within what is left of the request's media budget.
@@ -876,7 +876,7 @@ impl<'o> Builder<'o> {
             }
             Err(NotSent { detail, reason }) => {
                 let detail = detail.map_or_else(String::new, |d| format!(", {d}"));
-                self.text(format!("[Image: {mime}{detail} (not sent: {reason})]"));
+                self.text(format!("[Image: {named}{detail} (not sent: {reason})]"));
             }
         }
     }
@@ -929,23 +929,25 @@ impl<'o> Builder<'o> {
                 return self.text(not_sent(&declared, Some(bytes), &format!("the bytes are not a {} file", kind.ext.to_ascii_uppercase())));
             }
             (None, Blob::Document(kind)) => return self.text(not_sent(kind.mime, Some(bytes), "text only")),
-            (None, Blob::Image) => return self.text(not_sent(&declared, Some(bytes), "text only")),
+            // An image is named by its bytes where they say, as one sent is.
+            (None, Blob::Image) => return self.text(not_sent(sniff(&head).unwrap_or(&declared), Some(bytes), "text only")),
             (Some(format), _) => format,
         };
         match classify(&declared, &head) {
             Blob::Image => {
+                let named = sniff(&head).unwrap_or(&declared);
                 if !format.sends_images(self.opts) {
-                    return self.text(not_sent(&declared, Some(bytes), "text only"));
+                    return self.text(not_sent(named, Some(bytes), "text only"));
                 }
                 if let Some(reason) = self.error_reason(format) {
-                    return self.text(not_sent(&declared, Some(bytes), &reason));
+                    return self.text(not_sent(named, Some(bytes), &reason));
                 }
                 match self.check_image(format, &body).and_then(|img| self.media.take(format, bytes, false).map(|()| img).map_err(|reason| NotSent { detail: None, reason })) {
                     Ok(img) => {
                         self.text(header(img.mime_type));
                         self.parts.push(Part::Image(img));
                     }
-                    Err(NotSent { reason, .. }) => self.text(not_sent(&declared, Some(bytes), &reason)),
+                    Err(NotSent { reason, .. }) => self.text(not_sent(named, Some(bytes), &reason)),
                 }
             }
             Blob::Document(kind) if !format.sends_document(kind, self.opts) => {
@@ -3020,6 +3022,22 @@ mod tests {
         }
         assert!(message(&r, ResultFormat::Anthropic, multimodal)["content"][0]["text"].as_str().unwrap().starts_with("[Image: image/heic (not sent: Anthropic takes PNG, JPEG, GIF and WebP)]\n"));
         assert_eq!(check_image(&heic).unwrap().mime_type, "image/heic");
+    }
+
+    /// An image whose label is wrong (a phone's HEIC photo labelled image/jpeg, a GIF labelled
+    /// image/png) is named by its bytes in the note that says why it was not sent, so the reason
+    /// agrees with the type (s26r F5: it said a JPEG was not sent because Gemini takes JPEG).
+    #[test]
+    fn mislabelled_image_not_sent_is_named_by_its_bytes() {
+        let heic = b64(&[0, 0, 0, 24, b'f', b't', b'y', b'p', b'h', b'e', b'i', b'c', 0, 0, 0, 0]);
+        let gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
+        let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        let r = result(json!([{"type":"image","data":heic,"mimeType":"image/jpeg"},{"type":"resource","resource":{"uri":"file:///p.jpg","mimeType":"image/jpeg","blob":heic}}]));
+        let m = message(&r, ResultFormat::Gemini, multimodal);
+        let want = "[Image: image/heic (not sent: Gemini takes PNG, JPEG and WebP)]\n[Resource: file:///p.jpg (image/heic), 16 bytes, not sent: Gemini takes PNG, JPEG and WebP]";
+        assert_eq!(m["functionResponse"]["response"]["output"], want);
+        let r = result(json!([{"type":"image","data":gif,"mimeType":"image/png"}]));
+        assert_eq!(message(&r, ResultFormat::Ollama, multimodal)["content"], "[Image: image/gif (not sent: Ollama takes PNG, JPEG and WebP)]");
     }
 
     /// Bedrock's `status` can be left out (most models refuse it): an error then says so in its text.
