@@ -20,8 +20,7 @@ for "-", and reports for one provider what conversion changes and which problems
 
 Options:
   --provider <name>   ${PROVIDERS.join(", ")},
-                      or openai-chat (openai), google (gemini). ollama is converted as
-                      OpenAI Chat: its report says provider "openai".
+                      or openai-chat (openai), google (gemini).
                       Default: ${DEFAULT_PROVIDER} (said on stderr when it applies)
   --server <name>     server name to prefix the tool names with
   --strict            request strict mode where the provider has one
@@ -197,7 +196,7 @@ function format(report, showChanges, asked) {
   for (const d of report.problems) lines.push(`✗ (all tools)  [${d.rule}] ${shown(d.message)}`);
   const n = report.tools.length;
   lines.push(
-    // "ollama" and the aliases are converted as another provider, which the report names.
+    // The aliases (openai-chat, google) are converted as another provider, which the report names.
     `${asked === report.provider ? asked : `${asked} (converted as ${report.provider})`}: ${n} tool${n === 1 ? "" : "s"}, ${changes} change${changes === 1 ? "" : "s"}, ` +
       `${problems} problem${problems === 1 ? "" : "s"}` +
       (changes && !showChanges ? " (--changes lists the changes)" : ""),

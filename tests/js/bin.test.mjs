@@ -60,6 +60,10 @@ test("bin: every provider name the library takes (ollama, openai-chat, google), 
     assert.ok(r.stdout.includes(`${said}: 1 tool`), `${provider}: ${r.stdout}`);
     assert.equal(JSON.parse(run(["check", cleanFile, `--provider=${provider}`, "--json"]).stdout).provider, as);
   }
+  // The help says which names are converted as another provider: the aliases, not ollama (s26r F3).
+  const help = run(["--help"]).stdout;
+  assert.match(help, /or openai-chat \(openai\), google \(gemini\)\.\n/);
+  assert.doesNotMatch(help, /ollama is converted as|provider "openai"/);
 });
 
 test("bin: an unknown provider is the library's UNKNOWN_PROVIDER, with the one meant, before the file is read", () => {
