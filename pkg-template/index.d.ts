@@ -1493,7 +1493,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * first's (of `index` 0), as `message()` is the first's, so that the results sent answer the calls of the turn sent
    * (the others' are not read). An event of a kind the provider's stream does not have (a kind
    * added since, or another provider's event) is passed over without an error, so an accumulator made for the
-   * wrong provider finds no calls: give it the provider whose stream it reads. A Chat call's name is put together from its pieces; one sent
+   * wrong provider finds no calls: give it the provider whose stream it reads. A response not streamed is read whole
+   * as its one event for Chat, Ollama and Gemini (its calls and `message()` as the stream's would be); an Anthropic
+   * Message (`type: "message"`), a Responses response (`object: "response"`) or a Bedrock Converse response
+   * (`output.message`), which no stream event is, is `INVALID_INPUT`: give it to {@link parseToolCalls}. A Chat call's name is put together from its pieces; one sent
    * whole again in a later delta (as some servers do) is not repeated, unless another piece follows it: then it was
    * a piece (`go` + `go` + `__deploy` is `gogo__deploy`). A Chat delta goes on the call at its `index`, unless it
    * carries a name and another `id`: then it is another call (Ollama's OpenAI-compatible endpoint gives every parallel call

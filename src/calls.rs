@@ -554,6 +554,19 @@ fn stream_event(o: &Map<String, Value>, format: CallFormat) -> Option<String> {
     }
 }
 
+/// What whole response `o` is, when it is one of `format`'s that no stream event is: an
+/// Anthropic Message, a Responses response, a Bedrock Converse response. Chat's and Gemini's are
+/// read as events (a Gemini stream's events are responses, a Chat completion is read whole).
+fn whole_response(o: &Map<String, Value>, format: CallFormat) -> Option<&'static str> {
+    let is = |key: &str, value: &str| o.get(key).and_then(Value::as_str) == Some(value);
+    match format {
+        CallFormat::Anthropic if is("type", "message") => Some("an Anthropic Message (`type: \"message\"`)"),
+        CallFormat::OpenAiResponses if is("object", "response") => Some("a Responses response (`object: \"response\"`)"),
+        CallFormat::Bedrock if o.get("output").is_some_and(|out| out.get("message").is_some()) => Some("a Bedrock Converse response (`output.message`)"),
+        _ => None,
+    }
+}
+
 /// What [`parse_tool_calls`] takes for `format`, for its error.
 fn shapes(format: CallFormat) -> &'static str {
     match format {
@@ -2304,6 +2317,14 @@ impl Accumulator {
                 format!("a stream event must be an object, got {}", crate::model::json_type(event)),
             ));
         }
+        // A response not streamed holds its calls whole, as no event does: read as an event, it
+        // would give none without a word.
+        if let Some(what) = event.as_object().and_then(|o| whole_response(o, self.format)) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("the event is {what}, a response not streamed, not a stream event: give it to parseToolCalls, which reads its calls"),
+            ));
+        }
         shape::check_event(event, self.format)?;
         let next = self.next_turn(event);
         let mut out = std::mem::take(&mut self.carried);
@@ -3864,6 +3885,32 @@ mod tests {
         assert_eq!(parse_tool_calls(&call, CallFormat::OpenAiResponses, None).unwrap().len(), 1);
         let block = json!({"type":"tool_use","id":"toolu_1","name":"t","input":{}});
         assert_eq!(parse_tool_calls(&block, CallFormat::Anthropic, None).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn whole_responses_pushed_to_the_accumulator_are_invalid_input() {
+        // A response not streamed whose shape no stream event has: refused, rather than read as
+        // an event of a kind not known, which gave no calls and an empty turn.
+        let cases = [
+            (CallFormat::Anthropic, json!({"id":"msg_1","type":"message","role":"assistant","stop_reason":"tool_use",
+                "content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"toolu_1","name":"get","input":{"a":1}}]}), "Anthropic Message"),
+            (CallFormat::OpenAiResponses, json!({"id":"resp_1","object":"response","status":"completed",
+                "output":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get","arguments":"{}","status":"completed"}]}), "Responses response"),
+            (CallFormat::Bedrock, json!({"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"tu1","name":"get","input":{}}}]}},
+                "stopReason":"tool_use"}), "Bedrock Converse response"),
+        ];
+        for (format, response, what) in cases {
+            assert_eq!(parse_tool_calls(&response, format, None).unwrap().len(), 1, "{format:?}");
+            let mut acc = Accumulator::new(format);
+            let empty = acc.message().unwrap();
+            let e = acc.push(&response, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
+            assert!(e.message.contains(what) && e.message.contains("parseToolCalls"), "{}", e.message);
+            let e = acc.push_text(&format!("data: {response}\n\n"), None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
+            assert!(acc.finish(None).unwrap().is_empty());
+            assert_eq!(acc.message().unwrap(), empty);
+        }
     }
 
     #[test]
