@@ -38,7 +38,7 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
     // (a RegExp, a Map, an instance whose fields are getters): the server would get that where
     // the caller gave something else.
     if text.contains("null") || text.contains("{}") {
-        if let Some((at, got, made)) = changed_by_json(v) {
+        if let Some((at, got, made)) = changed_by_json(v, false) {
             return Err(Error::new(ErrorCode::InvalidArguments, format!("arguments{at} is {got}, which JSON makes {made}: pass a JSON value")));
         }
     }
@@ -63,19 +63,33 @@ pub(crate) fn sent_from_js(v: &JsValue, what: &str) -> Result<Value> {
         if text == "{}" && class_name(v).is_some() && !get(v, "toJSON").is_function() {
             return Err(Error::new(code_for(what), format!("{what} is {}, which JSON makes {{}}: pass a plain object", describe_js(v))));
         }
-        if let Some((at, got, made)) = changed_by_json(v) {
+        if let Some((at, got, made)) = changed_by_json(v, false) {
             return Err(Error::new(code_for(what), format!("{what}{at} is {got}, which JSON makes {made}: pass a JSON value")));
         }
     }
     parse(&text, what)
 }
 
+/// A provider's response or stream event given as an object, whose `text` is its JSON: one
+/// holding a number JSON cannot hold (`NaN`, `Infinity`, what `JSON.parse` makes of `1e400`) is
+/// `INVALID_INPUT` naming its place, as that text is refused (`INVALID_JSON`), rather than read
+/// as the `null` JSON makes it.
+pub(crate) fn refuse_non_finite_inside(v: &JsValue, text: &str, what: &str) -> Result<()> {
+    if !text.contains("null") {
+        return Ok(());
+    }
+    match changed_by_json(v, true) {
+        Some((at, got, _)) => Err(Error::new(ErrorCode::InvalidInput, format!("{what}{at} is {got}, a number JSON cannot hold (JSON makes it null)"))),
+        None => Ok(()),
+    }
+}
+
 /// The first value inside `v` (where it is read as JSON: arrays, and objects without `toJSON`)
 /// that `JSON.stringify` writes as `null` or `{}` though it is neither: `NaN`, `Infinity`, an
 /// invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an Error). Its
-/// place (`.a[1]`), what it is, and what JSON makes it. Walked without recursion (the value may
-/// nest as deep as JSON.stringify reaches).
-fn changed_by_json(v: &JsValue) -> Option<(String, String, &'static str)> {
+/// place (`.a[1]`), what it is, and what JSON makes it. `numbers`: only the numbers. Walked
+/// without recursion (the value may nest as deep as JSON.stringify reaches).
+fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'static str)> {
     let mut stack = vec![(String::new(), v.clone())];
     while let Some((at, v)) = stack.pop() {
         if let Some(n) = v.as_f64() {
@@ -88,7 +102,7 @@ fn changed_by_json(v: &JsValue) -> Option<(String, String, &'static str)> {
             continue;
         }
         if let Some(d) = v.dyn_ref::<js_sys::Date>() {
-            if d.get_time().is_nan() {
+            if !numbers && d.get_time().is_nan() {
                 return Some((at, "an invalid Date".owned(), "null"));
             }
             continue;
@@ -105,7 +119,7 @@ fn changed_by_json(v: &JsValue) -> Option<(String, String, &'static str)> {
         }
         let Ok(entries) = entries_of(&v) else { continue };
         // The whole value was looked at by the caller (an empty object of a class is refused there).
-        if entries.length() == 0 && !at.is_empty() && class_name(&v).is_some() {
+        if !numbers && entries.length() == 0 && !at.is_empty() && class_name(&v).is_some() {
             return Some((at, describe_js(&v), "{}"));
         }
         for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {

@@ -38,6 +38,7 @@ fn event_from_js(event: &JsValue) -> crate::error::Result<Value> {
         return from_js(event, "stream event");
     }
     let text = crate::wasm::interop::json_text(event, "stream event")?;
+    crate::wasm::interop::refuse_non_finite_inside(event, &text, "stream event")?;
     match crate::calls::split_surrogates_event(&text) {
         Some(v) => Ok(v),
         None => parse(&text, "stream event"),
@@ -76,7 +77,12 @@ fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) ->
             crate::model::integral_numbers(&mut v);
             v
         }
-        None => from_js(response, "response")?,
+        None if response.is_undefined() || response.is_null() => Value::Null,
+        None => {
+            let text = crate::wasm::interop::json_text(response, "response")?;
+            crate::wasm::interop::refuse_non_finite_inside(response, &text, "response")?;
+            parse(&text, "response")?
+        }
     };
     let calls = parse_tool_calls(&response, format, map)?;
     calls_to_js(&calls)

@@ -547,3 +547,14 @@ test("Chat's legacy function_call is INVALID_INPUT naming it, not [] (parseToolC
   assert.throws(() => acc.push({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", function_call: { name: "get_weather", arguments: "" } } }] }), { code: "INVALID_INPUT", path: "/choices/0/delta/function_call" });
   assert.deepEqual(acc.finish(), []);
 });
+
+test("a number JSON cannot hold (NaN, Infinity) in a response or event object is INVALID_INPUT, as its text is refused, not null", () => {
+  const gemini = { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "t", args: { a: Infinity, b: NaN, c: 1 } } }] }, finishReason: "STOP", index: 0 }] };
+  assert.throws(() => tw.parseToolCalls(gemini, "gemini"), { code: "INVALID_INPUT", message: /response\.candidates\[0\]\.content\.parts\[0\]\.functionCall\.args\.a is Infinity/ });
+  const acc = new tw.ToolCallAccumulator("gemini");
+  assert.throws(() => acc.push(gemini), { code: "INVALID_INPUT", message: /stream event\.candidates.*args\.a is Infinity/ });
+  assert.deepEqual([...acc.push({ ...gemini, candidates: [{ ...gemini.candidates[0], content: { role: "model", parts: [{ functionCall: { name: "t", args: { c: 1, d: null } } }] } }] }), ...acc.finish()].map((c) => c.arguments), [{ c: 1, d: null }]);
+  const chunk = { object: "chat.completion.chunk", choices: [{ index: 0, finish_reason: "tool_calls", delta: { tool_calls: [{ index: NaN, id: "c1", type: "function", function: { name: "t", arguments: "{}" } }] } }] };
+  assert.throws(() => new tw.ToolCallAccumulator("openai").push(chunk), { code: "INVALID_INPUT", message: /index is NaN/ });
+  assert.deepEqual(tw.parseToolCalls(undefined, "openai"), []);
+});
