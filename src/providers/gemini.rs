@@ -69,7 +69,7 @@ use crate::args::{enum_string, ArgPlan, Fit};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
-use crate::schema::lower::{const_as_enum, keyword_hint, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::lower::{const_as_enum, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::evaluated::{evaluated_items, Evaluated};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
@@ -401,26 +401,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         }
         int64_counts(&mut o, cx);
     }
-    if let Some(one) = o.take("oneOf") {
-        if o.find("anyOf").is_some_and(Value::is_array) {
-            // Both must hold, and Gemini's Schema has `anyOf` but no `allOf`: joining the two
-            // lists would accept what either accepts. The `anyOf` stays; the `oneOf` is described.
-            // As JSON, whole within reason: its branches' formats and bounds are what it adds.
-            let mut branches = crate::text::to_string_js(&one);
-            if let Some((cut, _)) = branches.char_indices().nth(2000) {
-                branches.truncate(cut);
-                branches.push_str("...");
-            }
-            append_description(&mut o, &format!("(must also match exactly one of: {branches})"));
-            cx.problem(
-                "gemini/oneof-beside-anyof",
-                "`oneOf` beside `anyOf`: both must hold, and Gemini's schema has no allOf; the anyOf is kept, the oneOf removed and described (values it rejects are accepted)",
-            );
-        } else {
-            o.put("anyOf", if one.is_array() { one } else { Value::Array(Vec::new()) });
-            cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
-        }
-    }
+    one_of_described_as_any_of(&mut o, cx, ["gemini/oneof", "gemini/oneof-beside-anyof"], "", "Gemini's schema has no allOf");
     // The node's own types, before narrowing may move them into the branches: `properties` on a
     // node whose `type` leaves out object constrain nothing and go into no branch.
     let own_types_take_objects = {

@@ -37,7 +37,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{const_as_enum, keyword_hint, merge_all_of, merge_root_combinators};
+use crate::schema::lower::{const_as_enum, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators};
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -214,25 +214,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx) -> Result<Option<Value>> {
             cx.problem("ollama/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept"));
         }
     }
-    if let Some(one) = o.take("oneOf") {
-        if o.find("anyOf").is_some_and(Value::is_array) {
-            // Both must hold, and Ollama's property schema has no allOf: the anyOf stays, the
-            // oneOf is described.
-            let mut branches = crate::text::to_string_js(&one);
-            if let Some((cut, _)) = branches.char_indices().nth(2000) {
-                branches.truncate(cut);
-                branches.push_str("...");
-            }
-            append_description(&mut o, &format!("(must also match exactly one of: {branches})"));
-            cx.problem(
-                "ollama/oneof-beside-anyof",
-                "`oneOf` beside `anyOf`: both must hold, and Ollama reads no allOf; the anyOf is kept, the oneOf removed and described (values it rejects are accepted)",
-            );
-        } else {
-            o.put("anyOf", one);
-            cx.change("ollama/oneof", "oneOf read as anyOf (Ollama does not read oneOf; \"exactly one\" is not expressible)");
-        }
-    }
+    one_of_described_as_any_of(&mut o, cx, ["ollama/oneof", "ollama/oneof-beside-anyof"], "Ollama does not read oneOf; ", "Ollama reads no allOf");
     const_as_enum(&mut o, cx, "ollama/const", " (Ollama does not read const)");
     let mut out = Map::with_capacity(o.len());
     let mut hints: Vec<String> = Vec::new();

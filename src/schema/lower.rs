@@ -1117,6 +1117,31 @@ pub(crate) fn fixed_hint(key: &str, v: &Value) -> Option<&'static str> {
     }
 }
 
+/// A node's `oneOf` as `anyOf`, for a provider that reads `anyOf` but not `oneOf` ("exactly one"
+/// is not expressible): `rules` are the report's for the rewrite and for a `oneOf` beside an
+/// `anyOf`; `why` is said before the rewrite's reason, `no_all_of` in the problem's. Beside an
+/// `anyOf` both must hold, and with no `allOf` joining the two lists would accept what either
+/// accepts: the `anyOf` stays and the `oneOf` is described, as JSON, whole within reason (its
+/// branches' formats and bounds are what it adds).
+pub fn one_of_described_as_any_of(o: &mut JsonObject, cx: &mut Cx, rules: [&'static str; 2], why: &str, no_all_of: &str) {
+    let Some(one) = o.take("oneOf") else { return };
+    if o.find("anyOf").is_some_and(Value::is_array) {
+        let mut branches = text::to_string_js(&one);
+        if let Some((cut, _)) = branches.char_indices().nth(2000) {
+            branches.truncate(cut);
+            branches.push_str("...");
+        }
+        append_description(o, &format!("(must also match exactly one of: {branches})"));
+        cx.problem(
+            rules[1],
+            format!("`oneOf` beside `anyOf`: both must hold, and {no_all_of}; the anyOf is kept, the oneOf removed and described (values it rejects are accepted)"),
+        );
+    } else {
+        o.put("anyOf", if one.is_array() { one } else { Value::Array(Vec::new()) });
+        cx.change(rules[0], format!("oneOf read as anyOf ({why}\"exactly one\" is not expressible)"));
+    }
+}
+
 /// A node's `const` as a one-value `enum`, for a provider that reads enums but not `const`
 /// (`rule`: the report's; `why`: said after the rewrite's message). Beside an enum, the enum is
 /// narrowed to the const's value (both must hold); a const the enum lacks is a problem, written
