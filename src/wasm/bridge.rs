@@ -67,11 +67,23 @@ pub(crate) fn to_future(v: JsValue) -> Settling {
     Settling { future: JsFuture::from(promise), give_up }
 }
 
+/// A thenable or plain value whose outcome only matters if it fails: `failed` is called with the
+/// reason of a rejection (a throwing `then` included, as in [`to_future`]). Nothing waits for it:
+/// where a future holds two of the module's values until the promise settles, this promise holds
+/// `failed` only, and one that never settles (a write to a stream nobody reads) is the caller's
+/// alone, let go with it.
+pub(crate) fn when_rejected(v: &JsValue, failed: &Function) {
+    let followed = Promise::new(&mut |r, _| {
+        let _ = caught::call1(&r, &JsValue::UNDEFINED, v);
+    });
+    promise_then(&followed, &JsValue::UNDEFINED, failed);
+}
+
 #[wasm_bindgen]
 extern "C" {
     /// `Promise.prototype.then.call(p, ok, err)`, on a promise of the module's own (which never throws).
     #[wasm_bindgen(js_namespace = ["Promise", "prototype", "then"], js_name = call)]
-    fn promise_then(p: &Promise, ok: &Function, err: &Function);
+    fn promise_then(p: &Promise, ok: &JsValue, err: &Function);
 }
 
 /// [`to_future`]'s future: the promise's outcome; dropped before it, it rejects the promise.

@@ -511,24 +511,29 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
 /// `onEnd`, `onSaved`): a throw must not break the protocol loop, nor the rejection of a promise
 /// (any thenable) it returns, which left alone is an unhandled rejection and ends a Node process.
 /// Either is reported on `console.error`, naming the callback (the SDK hands handlers' errors to
-/// its `onerror`), and the client goes on. Only what is an object is awaited: a plain function's
-/// `undefined` costs nothing more.
+/// its `onerror`), and the client goes on. What it returns is not awaited: its rejection goes to
+/// [`reporter`], and one that never settles holds nothing of the module's (nor the client).
 fn call_ignored(f: &Function, arg: &JsValue, name: &'static str) {
-    let report = move |e: &JsValue| report_failed(name, e);
     let returned = match caught::call1(f, &JsValue::UNDEFINED, arg) {
         Ok(returned) => returned,
-        Err(e) => return report(&e),
+        Err(e) => return report_failed(name, &e),
     };
+    // A plain function's `undefined` costs nothing more.
     if returned.is_object() || returned.is_function() {
-        // `Promise.resolve` runs a thenable's `then` (a throw there is a rejection too); awaited
-        // (and so handled) to its end in a task of its own.
-        let settled = to_future(returned);
-        wasm_bindgen_futures::spawn_local(async move {
-            if let Err(e) = settled.await {
-                report(&e);
-            }
+        let failed: Function = reporter().bind1(&JsValue::UNDEFINED, &JsValue::from_str(name)).unchecked_into();
+        crate::wasm::bridge::when_rejected(&returned, &failed);
+    }
+}
+
+/// `(name, e) => report_failed(name, e)`, one for the module: each ignored promise holds it bound
+/// to its callback's name, a JS function, none of the module's values.
+fn reporter() -> Function {
+    thread_local! {
+        static REPORTER: Closure<dyn FnMut(JsValue, JsValue)> = Closure::new(|name: JsValue, e: JsValue| {
+            report_failed(&name.as_string().unwrap_or_default(), &e);
         });
     }
+    REPORTER.with(|c| c.as_ref().unchecked_ref::<Function>().clone())
 }
 
 /// A callback's failure (a throw, a rejection), said on `console.error` with the callback's name.

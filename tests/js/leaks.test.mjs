@@ -222,3 +222,55 @@ test("a promise the module gave up on that never settles holds nothing: a fetch,
   await hub.closeAll();
   hub.free();
 });
+
+test("a promise a callback returned that never settles holds nothing: onProgress, onLog, onNotification", async () => {
+  // What these callbacks return is not awaited: it used to be, in a task tied to nothing, whose promise held three
+  // JS values per notification until it settled, after close() and free() too (a write to a stream nobody reads).
+  const url = "http://127.0.0.1:9/mcp";
+  const never = () => new Promise(() => {});
+  const fetch = mcpFetch(async (msg, send) => {
+    send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: msg.params._meta.progressToken, progress: 1 } });
+    send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "hi" } });
+    send({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "file:///a" } });
+  });
+  const { writable } = new TransformStream();
+  const writer = writable.getWriter();
+  const client = new tw.McpClient(url, { fetch, onLog: never, onNotification: (m) => writer.write(m) });
+  await client.connect();
+  const before = raw.__liveJsValues();
+  await flat("callTool, an onProgress, onLog and onNotification whose promises never settle", async () => {
+    assert.equal((await client.callTool("echo", {}, { onProgress: never })).content[0].text, "ok");
+  }, CALLS);
+  await client.close();
+  client.free();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.ok(raw.__liveJsValues() <= before, `${raw.__liveJsValues() - before} more JS values held after close() and free()`);
+
+  // A rejection (of a promise, or of a thenable whose then throws) is still reported, once each, named
+  // (onNotification hears the log message and the resources/updated).
+  const consoleError = console.error;
+  const reported = [];
+  console.error = (what, e) => reported.push(`${what} ${e.message}`);
+  try {
+    const rejecting = new tw.McpClient(url, {
+      fetch,
+      onLog: async () => {
+        throw new Error("onLog rejected");
+      },
+      onNotification: () => ({ then() { throw new Error("then threw"); } }),
+    });
+    await rejecting.connect();
+    await rejecting.callTool("echo", {}, { onProgress: () => Promise.reject(new Error("onProgress rejected")) });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await rejecting.close();
+    rejecting.free();
+  } finally {
+    console.error = consoleError;
+  }
+  assert.deepEqual(reported.sort(), [
+    "toolwire: the onLog callback failed: onLog rejected",
+    "toolwire: the onNotification callback failed: then threw",
+    "toolwire: the onNotification callback failed: then threw",
+    "toolwire: the onProgress callback failed: onProgress rejected",
+  ]);
+});
