@@ -821,6 +821,14 @@ export class ToolwireError extends Error {
    * trailing slash aside).
    */
   readonly oauthRefused?: "metadata-origin" | "private-network" | "cleartext" | "resource-mismatch" | "issuer-mismatch";
+  /**
+   * `UNAUTHORIZED` with `status` 401: the server refused credentials just obtained for the request (`oauth`'s new
+   * token, or the headers `onUnauthorized` gave) when it was sent again with them; with `oauth`, also every later
+   * request it refuses with 401 while the client holds that token and no request has succeeded since, which gets
+   * neither a refresh nor a sign-in (`connect()` asks again, and so does a hub's first use after `closeAll()`).
+   * Signing in again at once would not help.
+   */
+  readonly credentialsRefused?: true;
   /** `UNAUTHORIZED` from `oauth`: the `token_type` of a token that is not a bearer token. */
   readonly tokenType?: string;
   /** `UNAUTHORIZED` from `oauth`: the URL that could not be reached (in a browser, often CORS). */
@@ -2255,7 +2263,11 @@ export interface McpClientOptions {
    * for the scopes the server names and those granted, also when it answers the request sent again after a
    * refresh; a refreshed token the server refuses at once is replaced through the user (the refresh token is not
    * spent again for it), asking also for the scopes a 401's `scope` named that were not granted; a token
-   * refused after that, or after a sign-in, is the request's `UNAUTHORIZED` error, which says so. Requests that
+   * refused after that, or after a sign-in, is the request's `UNAUTHORIZED` error, which says so
+   * (`credentialsRefused`), and so is every later request the server refuses with 401 until one succeeds: no
+   * refresh nor sign-in per request for a server that refuses every token (as the official SDK's client stops
+   * after a 401 that follows an authorization); `connect()` again (a hub: `closeAll()`, then a use) asks once more.
+   * Requests that
    * meet a 401 together share one authorization,
    * and one refused with a token already replaced is sent again with the new one. Metadata is checked: a challenge's
    * `resource_metadata` of another origin only at `/.well-known/oauth-protected-resource`; the metadata's `resource`,
@@ -2632,6 +2644,8 @@ export class McpClient {
    * (`sessionIdLength`), and the session it opened is ended (DELETE); one of other characters is `PROTOCOL` too,
    * and cannot be sent back even to end it. A request's `notifications/cancelled` goes
    * to the session it was sent on, or is not sent once that session is gone (renewed, or ended by `connect()`).
+   * With `oauth`, a token the server refused as soon as it was obtained (`credentialsRefused`) is replaced once
+   * more (a refresh, a sign-in) if the server refuses it again: `connect()` is how the user asks to sign in again.
    * Its options are `timeoutMs` and `signal`: any other key (a call's `onProgress`, `meta`...) is `INVALID_OPTIONS`
    * naming those two.
    */

@@ -45,7 +45,13 @@
 //!   user is asked; unreachable, failing (5xx), busy (408, 429) or cut off, the tokens stay and
 //!   that is the error. A request refused again with the tokens just given for it (`retried`) has
 //!   a step-up after a 401, and the user's authorization when a refreshed token was refused;
-//!   nothing more;
+//!   nothing more. Across requests, as the official SDK's transport has it (a 401 after an
+//!   authorization is not answered by another): a request refused with 401 while the token held
+//!   is one the server refused at once (`refusedAtOnce`, see
+//!   [`AuthHandler`]), with which no request succeeded since, is an `UNAUTHORIZED` error with
+//!   `credentialsRefused`, without a refresh nor the user: a server that refuses every token
+//!   would have the user sign in once per request. The app's `connect()` (or `close()` and a
+//!   use after it) asks again;
 //! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
 //!   when the server takes one (`client_id_metadata_document_supported`), else registered
 //!   dynamically (RFC 7591, with OpenID Connect's `application_type`) at the
@@ -82,7 +88,7 @@
 //! own after it unless that one got its scopes: authorizations run one at a time (one consent
 //! asked at a time), each step-up asking for the scopes granted before it and its own. Every failure but an abort (`ABORTED`) is an
 //! `UNAUTHORIZED` error whose message starts with `OAuth` and says which step failed
-//! (`oauthStep`), with the server's `error` and `error_description` when it sent them
+//! (`oauthStep`; a token refused at once, above: `credentialsRefused` instead), with the server's `error` and `error_description` when it sent them
 //! (`oauthError`, `oauthErrorDescription`).
 
 use std::cell::{Cell, RefCell};
@@ -500,6 +506,13 @@ impl<T: Transport + 'static> OAuth<T> {
                 return Ok(Some(bearer(&t.access)));
             }
         }
+        // The token held was refused as soon as it was obtained, and no request has succeeded
+        // with it since (`refusedAtOnce`): a server that refuses every token would have the user
+        // sign in (and the refresh token spent) for every request. It is the error until a request
+        // succeeds or the app connects again.
+        if status == 401 && info.get("refusedAtOnce") == Some(&Value::Bool(true)) {
+            return Err(self.refused_at_once(info));
+        }
         let discovered = self.discover(param("resource_metadata")).await?;
         let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
         // A 401 whose challenge names scopes the tokens held were not granted (MCP: the scopes to
@@ -556,6 +569,28 @@ impl<T: Transport + 'static> OAuth<T> {
             self.forget_client_if_refused(e);
         }
         out.map(Some)
+    }
+
+    /// The error of a request refused with 401 while the token held is one the server refused as
+    /// soon as it was obtained (see [`OAuth::authorize_once`]): `UNAUTHORIZED` with
+    /// `credentialsRefused`, the status and the challenge.
+    fn refused_at_once(&self, info: &Value) -> Error {
+        let mut e = Error::new(
+            ErrorCode::Unauthorized,
+            format!(
+                "OAuth: the server {} refused the token obtained for it as soon as it was given (HTTP 401 to the request sent again with it), and has taken it for no request since: the user is not asked to sign in again for every request; call connect() to sign in again (a hub: closeAll(), then use it)",
+                self.server_url
+            ),
+        )
+        .with_detail("status", 401)
+        .with_detail("credentialsRefused", true);
+        if let Some(c) = info.get("challenge").filter(|c| c.is_object()) {
+            e = e.with_detail("challenge", c.clone());
+        }
+        if let Some(w) = info.get("wwwAuthenticate").filter(|w| w.is_string()) {
+            e = e.with_detail("wwwAuthenticate", w.clone());
+        }
+        e
     }
 
     /// A client the token endpoint does not know (`invalid_client`, `unauthorized_client`) is

@@ -45,7 +45,10 @@
 //!   cancelled by `tasks/cancel` instead ([`Client::cancel_created_task`]).
 //! * A 401 (or a 403 asking for more scopes) asks the unauthorized handler (if set) for new
 //!   headers, and what met it (an answer to a server request too) is sent once more with them ([`Client::set_unauthorized_handler`];
-//!   [`crate::protocol::auth::OAuth`] is such a handler).
+//!   [`crate::protocol::auth::OAuth`] is such a handler). Headers it gave that the server refused
+//!   at once are marked: a 401 to a later request sent with them tells the handler so
+//!   (`refusedAtOnce`), until a request succeeds with them or [`Client::connect`] or
+//!   [`Client::close`] is called.
 //! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
 //!   `NETWORK` (with the CORS explanation), `UNAUTHORIZED` (with the parsed challenge),
 //!   `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION` (a 2026-07-28 server's refusal of the handshake
@@ -322,12 +325,15 @@ impl Related {
 }
 
 /// Asked for new headers when a request meets HTTP 401, or 403 with `error="insufficient_scope"`
-/// (`{status, challenge, wwwAuthenticate, retried?}`):
+/// (`{status, challenge, wwwAuthenticate, retried?, refusedAtOnce?}`):
 /// headers to send from then on (a new `authorization`), with which the request is sent once
 /// more; `None` leaves the 401 as the request's outcome; an error is the request's error. The
 /// request sent again and refused again is asked for once more ([`MAX_REAUTHORIZATIONS`]), with
 /// `retried`, the status of the refusal the headers answered: a step-up that meets a request whose
-/// token was just refreshed, or a refreshed token refused.
+/// token was just refreshed, or a refreshed token refused. `refusedAtOnce`: the 401 of a request
+/// sent with headers the handler gave that the server refused at once (a request sent again with
+/// them, refused with 401), and with which no request has succeeded since nor `connect()` or
+/// `close()` been called: a handler that asks a person may decline rather than ask again for every request.
 pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
 
 /// How many times one request is sent again with new headers from the [`AuthHandler`]: the
@@ -471,6 +477,11 @@ pub struct Client<T: Transport, C: Clock> {
     auth_headers: RefCell<Vec<(String, String)>>,
     /// How many times [`Client::set_auth_headers`] changed them (a value, not a call).
     auth_generation: Cell<u64>,
+    /// The `auth_generation` of headers the [`AuthHandler`] gave that the server refused at once
+    /// (HTTP 401 to the request sent again with them), until a request sent with them succeeds or
+    /// [`Client::connect`] or [`Client::close`] is called: a 401 to a request sent with them tells the handler
+    /// (`refusedAtOnce`), which need not ask for new ones again for every request.
+    refused_auth: Cell<Option<u64>>,
     closing: CloseSignal,
     /// A [`Client::listen`] runs (a second one waits for its outcome), and how the last ended.
     listening: Cell<bool>,
@@ -935,6 +946,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_connected: RefCell::new(None),
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
+            refused_auth: Cell::new(None),
             closing: CloseSignal::default(),
             listening: Cell::new(false),
             listened: CloseSignal::default(),
@@ -1140,7 +1152,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// first (DELETE, best effort, at most 3 s), so that reconnecting leaves no session open on
     /// the server. One that comes while a handshake is under way (a second `connect()`, as a
     /// UI framework that runs effects twice makes, or a session renewal) shares it: two
-    /// handshakes at once would leave the first one's session open on the server.
+    /// handshakes at once would leave the first one's session open on the server. Headers the
+    /// unauthorized handler gave that the server refused at once are no longer marked so
+    /// (`refusedAtOnce`): connecting is the app asking again.
     pub async fn connect_with(&self, opts: &mut CallOptions) -> Result<()> {
         // Cancelled already: not even the session held is ended.
         if cancelled_already(&mut opts.cancel) {
@@ -1149,6 +1163,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.state.borrow().closed {
             self.state.borrow_mut().closed = false;
         }
+        // Connecting is the app's (the user's) asking again: headers refused at once before
+        // are replaced once more if the server refuses them still.
+        self.refused_auth.set(None);
         if let Some(joined) = self.join_handshake(opts).await {
             return joined;
         }
@@ -1647,17 +1664,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let mut sent_with = self.auth_generation.get();
             let mut resp = self.transport.send(self.post(body.clone(), true, &extra)).await.map_err(|e| transport_error(e, method))?;
             let mut so_far = Reauthorizations::default();
-            while so_far.left() && asks_authorization(&resp) && self.reauthorized(&resp, sent_with, so_far).await? {
+            while asks_authorization(&resp) && self.reauthorized(&resp, sent_with, so_far).await? {
                 so_far.record(resp.status);
                 drop(resp);
                 sent_with = self.auth_generation.get();
                 resp = self.transport.send(self.post(body.clone(), true, &extra)).await.map_err(|e| transport_error(e, method))?;
             }
-            Ok(resp)
+            Ok((resp, sent_with))
         };
         let sleep = self.clock.sleep(timeout);
         pin_mut!(send, sleep);
-        let resp = match select(send, select(sleep, cancelled(&mut opts.cancel))).await {
+        let (resp, sent_with) = match select(send, select(sleep, cancelled(&mut opts.cancel))).await {
             Either::Left((r, _)) => r?,
             Either::Right((Either::Left(_), _)) => {
                 return Err(Error::new(ErrorCode::Timeout, format!("{method} got no answer in {timeout} ms")).with_detail("timeoutMs", timeout))
@@ -1665,6 +1682,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted"))),
         };
         if (200..300).contains(&resp.status) {
+            self.auth_accepted(sent_with);
             Ok(())
         } else {
             Err(self.status_error(resp, method).await)
@@ -2294,10 +2312,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// renewed since (a request that met the 401 before it), it is sent again with the new ones
     /// and the handler is not asked (a second sign-in, or a second refresh rotating the tokens).
     /// `so_far`: the refusals of this request it answered before (their last status is the
-    /// handler's `retried`).
+    /// handler's `retried`), at most [`MAX_REAUTHORIZATIONS`]. A 401 to the request sent again
+    /// with new headers marks them refused at once (`refused_auth`): a later request sent with
+    /// them and refused with 401 tells the handler so (`refusedAtOnce`), until one succeeds.
     async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64, so_far: Reauthorizations) -> Result<bool> {
+        let current = self.auth_generation.get() == sent_with;
+        if resp.status == 401 && so_far.last.is_some() && current {
+            self.refused_auth.set(Some(sent_with));
+        }
+        if !so_far.left() {
+            return Ok(false);
+        }
         // Not for a 403: new headers need not carry the scopes it asks for.
-        if resp.status == 401 && self.auth_generation.get() != sent_with {
+        if resp.status == 401 && !current {
             return Ok(true);
         }
         let challenge = resp.header("www-authenticate").map(str::to_owned);
@@ -2309,6 +2336,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if let (Some(status), Value::Object(m)) = (so_far.last, &mut info) {
             m.put("retried", status.into());
         }
+        if let (None, 401, Value::Object(m)) = (so_far.last, resp.status, &mut info) {
+            if self.refused_auth.get() == Some(sent_with) {
+                m.put("refusedAtOnce", true.into());
+            }
+        }
         let asked = self.on_unauthorized.borrow().as_ref().map(|h| h(&info));
         let Some(asked) = asked else { return Ok(false) };
         match asked.await? {
@@ -2317,6 +2349,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(true)
             }
             None => Ok(false),
+        }
+    }
+
+    /// A request sent with the headers of `sent_with` succeeded: they are not refused (any more).
+    fn auth_accepted(&self, sent_with: u64) {
+        if self.refused_auth.get() == Some(sent_with) {
+            self.refused_auth.set(None);
         }
     }
 
@@ -2360,7 +2399,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
         let mut so_far = Reauthorizations::default();
         if let Some(body) = again {
-            while so_far.left() && asks_authorization(&resp) && {
+            while asks_authorization(&resp) && {
                 refused.set(Some(resp.status));
                 self.reauthorized(&resp, sent_with, so_far).await?
             } {
@@ -2392,6 +2431,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             return Err(e.into());
         }
+        self.auth_accepted(sent_with);
         // An empty header (or one of blanks, which fetch reads as empty) is no session id: the
         // server is stateless, as the SDK client takes it (a session id is visible ASCII
         // characters, at least one, so it cannot be one).
@@ -2760,6 +2800,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let sent_with = self.auth_generation.get();
                 match while_answering(answers, self.transport.send(req)).await? {
                     Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
+                        self.auth_accepted(sent_with);
                         failed = 0;
                         resumed = true;
                         break r.body;
@@ -2767,7 +2808,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Ok(r) if matches!(r.status, 408 | 409 | 425 | 429 | 500..=599) => last_got = Got::Status(r.status),
                     // An expired token, renewed by the unauthorized handler: tried again (once
                     // per reopening), not counted as a failure.
-                    Ok(r) if asks_authorization(&r) && reauthorized.left() && while_answering(answers, self.reauthorized(&r, sent_with, reauthorized)).await?? => {
+                    Ok(r) if asks_authorization(&r) && while_answering(answers, self.reauthorized(&r, sent_with, reauthorized)).await?? => {
                         reauthorized.record(r.status);
                         failed -= 1;
                     }
@@ -3003,9 +3044,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let sent_with = self.auth_generation.get();
             let Ok(resp) = self.transport.send(self.post(body.clone(), true, &[])).await else { return Ok(()) };
             if !asks_authorization(&resp) {
+                if (200..300).contains(&resp.status) {
+                    self.auth_accepted(sent_with);
+                }
                 return Ok(());
             }
-            if so_far.left() && self.reauthorized(&resp, sent_with, so_far).await? {
+            if self.reauthorized(&resp, sent_with, so_far).await? {
                 so_far.record(resp.status);
                 // Not on a session that came meanwhile.
                 if !self.is_current(on) {
@@ -3920,10 +3964,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let sent_with = self.auth_generation.get();
             let (gen, had_session) = (on.0, on.1.is_some());
             let resp = match self.transport.send(req).await {
-                Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
+                Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
+                    self.auth_accepted(sent_with);
+                    Some(r)
+                }
                 // An expired token, renewed by the unauthorized handler: opened again at once (once
                 // per opening).
-                Ok(r) if asks_authorization(&r) && reauthorized.left() && while_answering(&mut answers, self.reauthorized(&r, sent_with, reauthorized)).await?? => {
+                Ok(r) if asks_authorization(&r) && while_answering(&mut answers, self.reauthorized(&r, sent_with, reauthorized)).await?? => {
                     reauthorized.record(r.status);
                     continue;
                 }
@@ -4058,8 +4105,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
             let sent_with = self.auth_generation.get();
             let stream = match self.transport.send(req).await {
-                Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r.body),
-                Ok(r) if asks_authorization(&r) && reauthorized.left() && self.reauthorized(&r, sent_with, reauthorized).await? => {
+                Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
+                    self.auth_accepted(sent_with);
+                    Some(r.body)
+                }
+                Ok(r) if asks_authorization(&r) && self.reauthorized(&r, sent_with, reauthorized).await? => {
                     reauthorized.record(r.status);
                     continue;
                 }
@@ -4130,7 +4180,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    /// Ends the session: DELETE (405 is fine). The client can connect again afterwards.
+    /// Ends the session: DELETE (405 is fine). The client can connect again afterwards, starting
+    /// over: headers refused at once before are no longer marked so (`refusedAtOnce`), as after
+    /// [`Client::connect`] (a hub, which connects its servers on use, is started over by its close).
     pub async fn close(&self) -> Result<()> {
         {
             let mut st = self.state.borrow_mut();
@@ -4138,6 +4190,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.closed = true;
         }
         self.renewal_owed.set(false);
+        self.refused_auth.set(None);
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
         self.end_session().await
@@ -4732,6 +4785,7 @@ fn refused_again(mut e: Error, so_far: Reauthorizations) -> Error {
                 "{method}: HTTP 401 Unauthorized: the server refused the credentials just obtained for it (the oauth option's new token, or the headers onUnauthorized gave)"
             );
         }
+        e = e.with_detail("credentialsRefused", true);
     }
     e
 }

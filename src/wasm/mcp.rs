@@ -457,7 +457,12 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
                 let why = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "it threw".into());
                 Error::new(ErrorCode::Unauthorized, format!("the client's onUnauthorized failed: {why}"))
             };
-            let called = to_js(info).and_then(|info| caught::call1(&f, &JsValue::UNDEFINED, &info).map_err(|e| failed(&e)));
+            // What the client tells the oauth option alone (see `Client::reauthorized`).
+            let mut info = info.clone();
+            if let Value::Object(m) = &mut info {
+                m.remove("refusedAtOnce");
+            }
+            let called = to_js(&info).and_then(|info| caught::call1(&f, &JsValue::UNDEFINED, &info).map_err(|e| failed(&e)));
             Box::pin(async move {
                 let value = to_future(called?).await.map_err(|e| failed(&e))?;
                 if value.is_undefined() || value.is_null() {

@@ -17,6 +17,8 @@ let base;
 const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new Set(), clients: new Set(), scopes: new Map() };
 /** The status the resource metadata answers with instead of itself (a server down for a moment). */
 let metadataStatus = null;
+/** The MCP endpoint refuses every token with 401 (one for another audience, a server that lost its keys). */
+let refuseAll = false;
 /** Told when a token request arrives, which is then answered 300 ms later (the server acts on it meanwhile). */
 let onTokenRequest = null;
 /** The streams of `ask` calls waiting for the answer to their elicitation, by its id. */
@@ -96,7 +98,7 @@ async function handle(req, res) {
   }
   if (url.pathname === "/mcp") {
     const token = req.headers.authorization?.replace(/^Bearer /, "");
-    if (!seen.tokens.has(token)) {
+    if (refuseAll || !seen.tokens.has(token)) {
       res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/moved-metadata"` });
       return res.end();
     }
@@ -309,6 +311,83 @@ describe("McpClient oauth", () => {
     assert.equal(asked.length, 1);
     assert.match(err.message, /refused the credentials just obtained/);
     again.free();
+  });
+
+  test("a server that refuses every token: one sign-in, not one per call, until a call succeeds or connect()", async () => {
+    let asked = 0;
+    const url = `${base}/mcp`;
+    const client = new McpClient(url, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)) } });
+    await client.connect();
+    assert.equal(asked, 1);
+    const tokenRequests = () => seen.requests.filter((r) => r.path === "/token").length;
+    refuseAll = true;
+    try {
+      const tokensBefore = tokenRequests();
+      // The first call: the refresh token spent, then the user asked; the new token refused too.
+      const first = await rejectsWith(client.callTool("whoami", {}), "UNAUTHORIZED");
+      assert.equal(first.credentialsRefused, true);
+      assert.match(first.message, /refused the credentials just obtained/);
+      assert.equal(asked, 2);
+      assert.equal(tokenRequests(), tokensBefore + 2, "a refresh and a code exchange");
+      // An app that calls on: each call is that error at once, no sign-in, no token request.
+      for (let i = 0; i < 5; i++) {
+        const e = await rejectsWith(client.callTool("whoami", {}), "UNAUTHORIZED");
+        assert.equal(e.credentialsRefused, true);
+        assert.equal(e.status, 401);
+        assert.equal(e.challenge.error, "invalid_token");
+        assert.ok(e.message.includes(`the server ${url} refused the token`), e.message);
+        assert.match(e.message, /call connect\(\) to sign in again/);
+      }
+      assert.equal(asked, 2, "no sign-in per call");
+      assert.equal(tokenRequests(), tokensBefore + 2, "no token request per call");
+      // The user asks to sign in again (connect()): asked once more, refused once more.
+      assert.equal((await rejectsWith(client.connect(), "UNAUTHORIZED")).credentialsRefused, true);
+      assert.equal(asked, 3);
+      await rejectsWith(client.listTools(), "NOT_CONNECTED");
+      // The hub connects its servers on each use: asked once too.
+      let hubAsked = 0;
+      const hub = new McpHub({ a: { url, oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (hubAsked++, user(r)) } } });
+      for (let i = 0; i < 3; i++) {
+        const { errors } = await hub.listTools();
+        assert.deepEqual(errors.map((e) => [e.server, e.error.code, e.error.credentialsRefused]), [["a", "UNAUTHORIZED", true]]);
+      }
+      assert.equal(hubAsked, 1);
+      // Closed, the hub starts over: asked once more.
+      await hub.closeAll();
+      await hub.listTools();
+      await hub.listTools();
+      assert.equal(hubAsked, 2);
+      await hub.closeAll();
+    } finally {
+      refuseAll = false;
+    }
+    // The server takes tokens again: connect() goes through with the token held, nobody asked.
+    await client.connect();
+    assert.equal((await client.listTools()).length, 1);
+    assert.equal(asked, 3);
+    // A call that succeeded cleared it: the token expiring is a refresh without the user, again and again.
+    for (let i = 0; i < 3; i++) {
+      seen.tokens.clear();
+      assert.match((await client.callTool("whoami", {})).content[0].text, /^token at-\d+$/);
+    }
+    assert.equal(asked, 3);
+    await client.close();
+  });
+
+  test("a server that takes the token refreshed after one refusal: each call refreshed, the user never asked", async () => {
+    let asked = 0;
+    const client = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)) } });
+    await client.connect();
+    const refreshes = () => seen.requests.filter((r) => r.path === "/token" && new URLSearchParams(r.body).get("grant_type") === "refresh_token").length;
+    const before = refreshes();
+    for (let i = 0; i < 4; i++) {
+      // Every token expires at once: each call meets a 401, and the refreshed token serves.
+      seen.tokens.clear();
+      assert.match((await client.callTool("whoami", {})).content[0].text, /^token at-\d+$/);
+    }
+    assert.equal(refreshes(), before + 4);
+    assert.equal(asked, 1);
+    await client.close();
   });
 
   test("resource metadata answered 503 is that error: nothing guessed, the saved credentials kept", async () => {

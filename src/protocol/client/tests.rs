@@ -3382,6 +3382,54 @@ fn a_401_asks_for_new_headers_and_sends_the_request_once_more() {
     assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer new2"));
 }
 
+/// Headers the handler gave that the server refused at once (401 to the request sent again with
+/// them): the next 401 to a request sent with them tells the handler (`refusedAtOnce`), until a
+/// request succeeds with them or connect() is called (the app asking again).
+#[test]
+fn headers_refused_at_once_are_told_to_the_handler_until_a_request_succeeds_or_connect() {
+    let unauthorized = || status_reply(401, vec![("www-authenticate", "Bearer error=\"invalid_token\"".into())], "");
+    let h = harness_with(
+        vec![
+            init_reply("2025-11-25", Some("s")),
+            accepted(),
+            unauthorized(),
+            unauthorized(),
+            unauthorized(),
+            Reply::Echo(json!({"tools": []})),
+            unauthorized(),
+            unauthorized(),
+            unauthorized(),
+            status_reply(200, vec![], ""),
+            unauthorized(),
+        ],
+        ClientOptions::new("http://127.0.0.1/mcp"),
+        10_000,
+    );
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    h.client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        seen.borrow_mut().push(info.clone());
+        let n = seen.borrow().len();
+        Box::pin(async move { Ok(matches!(n, 1 | 5).then(|| vec![("authorization".to_owned(), format!("Bearer new{n}"))])) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    // Refused at once: the error says so.
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.details.as_ref().unwrap()["credentialsRefused"], true);
+    // Refused still: the handler is told.
+    block_on(h.client.list_tools()).unwrap_err();
+    // A success with them: no more.
+    block_on(h.client.list_tools()).unwrap();
+    block_on(h.client.list_tools()).unwrap_err();
+    // Refused at once again, then connect(): not told.
+    block_on(h.client.list_tools()).unwrap_err();
+    block_on(h.client.connect()).unwrap_err();
+    let flags: Vec<_> = asked.borrow().iter().map(|i| (i.get("retried").cloned(), i.get("refusedAtOnce").cloned())).collect();
+    let (r, t) = (Some(json!(401)), Some(json!(true)));
+    assert_eq!(flags, [(None, None), (r.clone(), None), (None, t), (None, None), (None, None), (r, None), (None, None)]);
+    assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer new5"));
+}
+
 /// A handler that fails makes the request fail with its error.
 #[test]
 fn a_failing_unauthorized_handler_is_the_requests_error() {
