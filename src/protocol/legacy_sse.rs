@@ -443,8 +443,10 @@ where
                 drop(reg);
                 return Ok(synthetic(202, Vec::new(), ""));
             }
-            // Asked something: the request's reader answers it, and reads the POST's answer on.
-            Err(Drove::Asked) => {
+            // Asked something: the request's reader answers it, and reads the POST's answer on. Its
+            // response come: the request has it (2024-11-05: the response is the stream's event,
+            // the POST only carries the request), and its reader reads the POST's answer on.
+            Err(Drove::Asked | Drove::Answered) => {
                 let mut reg = reg;
                 reg.post = Some(sent);
                 return Ok(routed(reg, initialize.then(|| conn.session.clone())));
@@ -489,6 +491,8 @@ enum Drove {
     Ended,
     /// The server asked the client something, and the request is the one to answer it.
     Asked,
+    /// The request's response came on the stream (the POST's answer may come later, or never).
+    Answered,
 }
 
 /// Whether a refusal of the stream's GET asks for a token: 401 with a `Bearer` challenge, or 403
@@ -733,6 +737,8 @@ struct Waiter {
     overflowed: bool,
     /// A request of the server's was given to it to answer.
     asked: bool,
+    /// Its response came (or what fails it: an event that is no JSON, an error of id null).
+    answered: bool,
 }
 
 /// What a read of a body gives.
@@ -792,9 +798,9 @@ struct Conn<B> {
 pub struct Registration<B> {
     conn: Rc<Conn<B>>,
     key: u64,
-    /// The request's POST, when the server asked the client something before answering it: read
-    /// on with the stream, its answer checked (and, when the request leaves first, read on by the
-    /// stream's readers).
+    /// The request's POST, when the server asked the client something, or sent the response,
+    /// before answering it: read on with the stream, its answer checked (and, when the request
+    /// leaves first, read on by the stream's readers).
     post: Option<Posting<B>>,
 }
 
@@ -820,7 +826,7 @@ impl<B: Body + 'static> Registration<B> {
                         self.conn.end(None);
                     }
                     return Poll::Ready(Some(Err(TransportError::Refused(Box::new(
-                        Error::new(ErrorCode::HttpStatus, format!("the server answered its POST with HTTP {status}, after it had asked the client something for it on the event stream (HTTP+SSE transport)"))
+                        Error::new(ErrorCode::HttpStatus, format!("the server answered its POST with HTTP {status}, after its event stream had asked the client something for it or brought its response (HTTP+SSE transport)"))
                             .with_detail("status", status),
                     )))));
                 }
@@ -871,7 +877,7 @@ impl<B: Body + 'static> Conn<B> {
         }
         let key = st.next_key;
         st.next_key += 1;
-        let mut w = Waiter { kind, queue: Vec::new(), bytes: 0, waker: None, overflowed: false, asked: false };
+        let mut w = Waiter { kind, queue: Vec::new(), bytes: 0, waker: None, overflowed: false, asked: false, answered: false };
         // What waited for no one goes to the first that can take it.
         if w.kind != Kind::Driver {
             st.backlog_bytes = 0;
@@ -977,6 +983,9 @@ impl<B: Body + 'static> Conn<B> {
             }
             if self.state.borrow_mut().waiter(key).is_some_and(|w| w.asked) {
                 return Poll::Ready(Drove::Asked);
+            }
+            if self.state.borrow_mut().waiter(key).is_some_and(|w| w.answered) {
+                return Poll::Ready(Drove::Answered);
             }
             if self.read_on(key, cx).is_pending() {
                 return Poll::Pending;
@@ -1093,7 +1102,7 @@ impl<B> ConnState<B> {
         let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_message(t).ok()) else {
             // Its reader fails on it as a Streamable HTTP call fails on such an event of its stream.
             if let Some(key) = self.answered_by_no_json(data) {
-                self.push(key, frame(data), false, cap, wake);
+                self.answer(key, frame(data), cap, wake);
             }
             return;
         };
@@ -1114,7 +1123,7 @@ impl<B> ConnState<B> {
         let owner = match method {
             None => match msg.get("id").and_then(Id::from_value) {
                 Some(id) => match self.request(&id) {
-                    Some(key) => Some(key),
+                    Some(key) => return self.answer(key, event, cap, wake),
                     // A late response (its request timed out or was cancelled).
                     None => return,
                 },
@@ -1123,7 +1132,7 @@ impl<B> ConnState<B> {
                 // while several wait, or none.
                 None => {
                     if let Some(key) = self.only_request() {
-                        self.push(key, event, false, cap, wake);
+                        self.answer(key, event, cap, wake);
                     }
                     return;
                 }
@@ -1184,6 +1193,14 @@ impl<B> ConnState<B> {
                     self.backlog_bytes -= old.len();
                 }
             }
+        }
+    }
+
+    /// The response of request `key` (or what fails it), which its POST's wait ends on.
+    fn answer(&mut self, key: u64, event: Vec<u8>, cap: usize, wake: &mut Vec<Waker>) {
+        self.push(key, event, false, cap, wake);
+        if let Some(w) = self.waiter(key) {
+            w.answered = true;
         }
     }
 

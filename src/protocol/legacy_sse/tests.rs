@@ -1201,3 +1201,37 @@ fn a_held_notification_post_waits_through_a_notification() {
     assert_eq!(bounded(c.list_tools(), 1000).expect("the listing ends").unwrap().len(), 1);
     assert_eq!(waiters(&c), 0);
 }
+
+/// A server that writes a call's response on the stream before it answers the POST, and answers
+/// that late or never (slow work after queueing the response, a buffering proxy): the call has its
+/// response at once, as 2024-11-05 has it (the response is the event), and its POST is read on
+/// (review F4, s27e).
+#[test]
+fn a_response_on_the_stream_ends_the_call_before_its_posts_answer() {
+    for released_late in [false, true] {
+        let released = Rc::new(Cell::new(false));
+        let r2 = released.clone();
+        let fake = Fake::with(Box::new(move |msg, live| {
+            if msg["method"] == "tools/call" {
+                live.message(&json!({"jsonrpc": "2.0", "id": msg["id"].clone(), "result": {"content": [{"type": "text", "text": "done"}]}}));
+                if !released_late {
+                    return Reply::Hang;
+                }
+                let r3 = r2.clone();
+                return Reply::Until(Rc::new(move || r3.get()), Box::new(crate::protocol::client::tests::accepted()));
+            }
+            standard(msg, live)
+        }));
+        let (c, log) = client(&fake);
+        block_on(c.connect()).unwrap();
+        let r = bounded(c.call_tool("t", json!({}), &mut CallOptions::default()), 1000).expect("the call ends on its response").unwrap();
+        assert_eq!(r["content"][0]["text"], "done");
+        assert_eq!(waiters(&c), 0);
+        let posts = || c.transport().conn.borrow().as_ref().map_or(0, |c| c.state.borrow().posts.len());
+        assert_eq!(posts(), 1, "the POST still waits for its answer: the stream's readers take it");
+        assert!(!wire(&log).iter().any(|w| w.ends_with("notifications/cancelled")), "nothing cancelled: {:?}", wire(&log));
+        released.set(true);
+        assert_eq!(bounded(c.list_tools(), 1000).unwrap().unwrap().len(), 1);
+        assert_eq!(posts(), usize::from(!released_late));
+    }
+}
