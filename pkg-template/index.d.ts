@@ -816,7 +816,8 @@ export class ToolwireError extends Error {
    * the other rules). `"private-network"`: a URL on a more private network than the server's
    * (a public server naming a loopback, private-network or local-name host; a local-network server naming this
    * machine). `"cleartext"`: a plain-http authorization server or metadata URL. `"resource-mismatch"`: resource
-   * metadata without `resource`, or one that is not the server's URL (RFC 9728 3.3). `"issuer-mismatch"`: another
+   * metadata without `resource`, or one that is not the server's URL (RFC 9728 3.3; both as `new URL()` writes
+   * them, the URL `fetch` reaches). `"issuer-mismatch"`: another
    * issuer than `oauth.issuer`, or metadata naming another issuer than the one it was read for (RFC 8414 3.3; a
    * trailing slash aside).
    */

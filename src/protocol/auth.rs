@@ -9,7 +9,7 @@
 //!   under the server's path, then at its root; it names the authorization servers (the one of
 //!   [`OAuthOptions::issuer`] when given: only that one), and its `resource`, which it must have, must be the
 //!   server's URL or one of its origin with a path the server's is at or under (RFC 9728 3.3, as
-//!   the official SDKs read it) and no query but the server's (the well-known URL keeps the
+//!   the official SDKs read it; both as the transport's URL parser writes them) and no query but the server's (the well-known URL keeps the
 //!   server's query, RFC 9728 3.1), without a fragment (RFC 8707 2). Without any (a 2025-03-26 server), the server's origin is the
 //!   authorization server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
@@ -291,7 +291,10 @@ fn same_issuer(a: &str, b: &str) -> bool {
 impl<T: Transport + 'static> OAuth<T> {
     /// An authorization for the MCP server at `server_url`, over `transport`.
     pub fn new(transport: T, server_url: impl Into<String>, opts: OAuthOptions, authorize: Option<Authorize>, saved: Option<Saved>, random: Random) -> Result<Rc<Self>> {
+        // As the requests reach it (`/café/mcp` is `/caf%C3%A9/mcp`, `/x/../mcp` is `/mcp`, `127.1`
+        // is `127.0.0.1`): the URL the resource metadata's `resource` is compared with.
         let server_url = server_url.into();
+        let server_url = transport.url_href(&server_url).unwrap_or(server_url);
         if opts.client_credentials {
             if opts.client_id.is_none() || opts.client_secret.is_none() {
                 return Err(Error::new(ErrorCode::InvalidOptions, "oauth: the client_credentials grant needs clientId and clientSecret"));
@@ -643,7 +646,9 @@ impl<T: Transport + 'static> OAuth<T> {
                         format!("the protected resource's metadata names the resource {resource}, with a fragment, which a resource identifier must not have (RFC 8707 2)"),
                     ));
                 }
-                if !resource_allowed(&self.server_url, resource) {
+                // Both as the transport's URL parser writes them, as the SDKs compare them.
+                let read = self.transport.url_href(resource);
+                if !resource_allowed(&self.server_url, read.as_deref().unwrap_or(resource)) {
                     return Err(refused(
                         "resource-mismatch",
                         format!(

@@ -533,6 +533,10 @@ where
         self.inner.url_host(url)
     }
 
+    fn url_href(&self, url: &str) -> Option<String> {
+        self.inner.url_href(url)
+    }
+
     fn resolve_url(&self, url: &str) -> Option<String> {
         self.inner.resolve_url(url)
     }

@@ -126,6 +126,14 @@ pub trait Transport {
         None
     }
 
+    /// `url` as this transport's own URL parser writes it, the URL a request to it reaches (the
+    /// WHATWG parser's `href`: the path's non-ASCII percent-encoded and its dot segments removed,
+    /// the host in lower case and an IPv4 address dotted, a default port left out); `None` when it
+    /// has no parser of its own, or it reads no URL there.
+    fn url_href(&self, _url: &str) -> Option<String> {
+        None
+    }
+
     /// `url` as a request to it is sent: a relative URL (`/mcp`) resolved as the host resolves it
     /// (in a browser, against the page's location); `None` when it is absolute, or the host
     /// resolves nothing.

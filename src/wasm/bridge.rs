@@ -363,6 +363,13 @@ impl Transport for FetchTransport {
         get(&parsed, "hostname").as_string()
     }
 
+    fn url_href(&self, url: &str) -> Option<String> {
+        // `new URL(url).href`: the URL fetch requests, as the runtime's parser writes it.
+        let ctor = get(&global(), "URL").dyn_into::<Function>().ok()?;
+        let parsed = caught::construct(&ctor, &js_sys::Array::of1(&url.into())).ok()?;
+        get(&parsed, "href").as_string()
+    }
+
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<FetchBody>, TransportError>> {
         // A `fetch` of the caller's may take relative URLs its own way; the runtime's takes them
         // against its location, when there is one that can be a base.

@@ -54,6 +54,10 @@ async function handle(req, res) {
     if (metadataStatus) return json(res, metadataStatus, { error: "try again later" });
     return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ["tools"] });
   }
+  // The metadata of the same server at a path with a non-ASCII character, which names it as fetch writes it.
+  if (url.pathname === "/metadata/cafe.json") {
+    return json(res, 200, { resource: `${base}/caf%C3%A9/mcp`, authorization_servers: [base], scopes_supported: ["tools"] });
+  }
   if (url.pathname === "/.well-known/oauth-authorization-server") {
     return json(res, 200, {
       issuer: base,
@@ -96,10 +100,11 @@ async function handle(req, res) {
     seen.codes.delete(f.get("code"));
     return issue(res, code.scope);
   }
-  if (url.pathname === "/mcp") {
+  if (url.pathname === "/mcp" || url.pathname === "/caf%C3%A9/mcp") {
     const token = req.headers.authorization?.replace(/^Bearer /, "");
     if (refuseAll || !seen.tokens.has(token)) {
-      res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/moved-metadata"` });
+      const metadata = url.pathname === "/mcp" ? `${base}/moved-metadata` : `${base}/metadata/cafe.json`;
+      res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${metadata}"` });
       return res.end();
     }
     if (req.method !== "POST") {
@@ -415,6 +420,18 @@ describe("McpClient oauth", () => {
     assert.equal(asked.length, 0);
     assert.equal(saved.at(-1).client.client_id, kept.client.client_id);
     await again.close();
+  });
+
+  test("a server URL spelled otherwise than fetch writes it is the resource its metadata names in fetch's spelling", async () => {
+    const port = new URL(base).port;
+    // A non-ASCII path typed as is, a dot segment, an IPv4 shorthand: fetch reaches the server the
+    // metadata names, and so its `resource` is this server's.
+    for (const url of [`${base}/café/mcp`, `${base}/x/../mcp`, `http://127.1:${port}/mcp`]) {
+      const client = new McpClient(url, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: user } });
+      await client.connect();
+      assert.deepEqual((await client.listTools()).map((t) => t.name), ["whoami"], url);
+      await client.close();
+    }
   });
 
   test("a user who takes longer than the request's timeout: authorize's signal aborts", async () => {
