@@ -2281,6 +2281,9 @@ export interface McpClientOptions {
    * server's challenge names it or where the authorization server of the credentials held has it, is an `UNAUTHORIZED`
    * error at `"discovery"` with its `status` (none when unreachable) and `url`: nothing is guessed in its place, no other
    * authorization server is taken, and the credentials held are kept (not erased through `onSaved`) for a later try.
+   * A server that names another authorization server (or, its resource metadata not found, is taken for a 2025-03-26
+   * server, its own) gets none of those credentials, which are set aside, not erased: they stay what `onSaved` was
+   * given until that one issues tokens, and serve again if the server names theirs again.
    * Failures are `UNAUTHORIZED` (but an abort: `ABORTED`; an answer past the memory budget that
    * `maxResponseBytes` describes, or a metadata document or authorization server answer larger than 1 MiB, which is
    * never read in part: `LIMIT_EXCEEDED`) with `oauthStep` (`"discovery"`,

@@ -38,7 +38,9 @@
 //!   no more than the POSTs a server's metadata can already name (its `registration_endpoint`).
 //!   A refusal names its rule in `oauthRefused`;
 //! * the client and tokens held are for one issuer: a server naming another gets neither (a
-//!   client given with `client_id` is then an error: it is registered with the first);
+//!   client given with `client_id` is then an error: it is registered with the first); they are
+//!   set aside, not erased, and stay what is saved until the other one issues tokens (the server's
+//!   metadata may be gone for a moment, the other may fail), held again if it names theirs again;
 //! * a refresh token, when there is one and the server did not ask for new scopes (a step-up, or
 //!   a 401 whose `scope` names some the tokens were not granted: a refresh cannot add them), is
 //!   spent first: refused, the tokens are dropped (and a client the server does not know) and the
@@ -203,6 +205,9 @@ struct Discovered {
 type FlowFuture = Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>;
 type Flow = Shared<FlowFuture>;
 
+/// Credentials set aside: their issuer, client and tokens ([`OAuth::discover`]).
+type Aside = (String, Option<Registration>, Option<Tokens>);
+
 /// A request to the authorization server run to its end in the background, within
 /// [`SETTLE_TIMEOUT_MS`] ([`OAuth::settle`]).
 type SettlingFuture = Pin<Box<dyn Future<Output = ()>>>;
@@ -234,6 +239,10 @@ pub struct OAuth<T> {
     /// The issuer the registration and tokens are from: a server that names another one gets
     /// neither (they are credentials for that server alone).
     issuer: RefCell<Option<String>>,
+    /// The credentials of the issuer the server named before it named another (its issuer, client
+    /// and tokens): set aside, not erased, until the other one issues tokens (what is saved till
+    /// then), and held again if the server names theirs again (its metadata gone for a moment).
+    aside: RefCell<Option<Aside>>,
     /// The authorization under way, which every request that meets a 401 meanwhile awaits;
     /// held weakly: once no request waits for it, it is dropped (and the host's `authorize`
     /// with it), and the next refusal starts afresh.
@@ -377,6 +386,7 @@ impl<T: Transport + 'static> OAuth<T> {
             registration: RefCell::new(registration),
             tokens: RefCell::new(tokens),
             issuer: RefCell::new(issuer),
+            aside: RefCell::new(None),
             flow: RefCell::new(None),
             client_tied: Cell::new(client_tied),
             issued: Cell::new(0),
@@ -625,8 +635,8 @@ impl<T: Transport + 'static> OAuth<T> {
         candidates.dedup();
         let prm = self.first_document(&candidates, usize::from(named.is_some())).await?;
         let mut found = Discovered::default();
-        // The issuer of the credentials held (restored, or from an earlier authorization).
-        let held = self.issuer.borrow().clone();
+        // The issuer of the credentials held (restored, or from an earlier authorization; set aside).
+        let held = self.aside.borrow().as_ref().map(|a| a.0.clone()).or_else(|| self.issuer.borrow().clone());
         // The authorization servers to try, in order: the resource's (RFC 9728 7.6: the client
         // chooses), or the one pinned.
         let (issuers, from_resource) = match &prm {
@@ -795,7 +805,10 @@ impl<T: Transport + 'static> OAuth<T> {
         // Credentials are for the server that issued them: another one gets neither. A client given
         // (`client_id`, and its secret) is the first issuer's it is used with: the server moving
         // elsewhere is an error. Saved with another client, the credentials held say nothing of it.
+        // Those of another are set aside, not erased: the server may name theirs again (its
+        // metadata not found for a moment), and another server may fail before it issues any.
         let known = self.issuer.borrow().clone();
+        let was_aside = self.aside.borrow().is_some();
         if let Some(known) = known.filter(|k| !same_issuer(k, &found.issuer)) {
             if self.opts.client_id.is_some() && self.client_tied.get() {
                 return Err(failure(
@@ -803,15 +816,27 @@ impl<T: Transport + 'static> OAuth<T> {
                     format!("the server now names the authorization server {}, but the client given (clientId) is {known}'s", found.issuer),
                 ));
             }
-            *self.tokens.borrow_mut() = None;
-            if self.opts.client_id.is_none() {
-                *self.registration.borrow_mut() = None;
+            let tokens = self.tokens.borrow_mut().take();
+            let registration = if self.opts.client_id.is_none() { self.registration.borrow_mut().take() } else { None };
+            let mut aside = self.aside.borrow_mut();
+            match aside.take() {
+                // Named again: its credentials are held again (those of the other, which issued no
+                // tokens, are dropped).
+                Some((issuer, registration, tokens)) if same_issuer(&issuer, &found.issuer) => {
+                    *self.tokens.borrow_mut() = tokens;
+                    if self.opts.client_id.is_none() {
+                        *self.registration.borrow_mut() = registration;
+                    }
+                }
+                Some(kept) => *aside = Some(kept),
+                None => *aside = Some((known, registration, tokens)),
             }
         }
         self.client_tied.set(self.opts.client_id.is_some());
         let changed = self.issuer.borrow().as_deref() != Some(found.issuer.as_str());
         *self.issuer.borrow_mut() = Some(found.issuer.clone());
-        if changed {
+        // What is saved changes only when nothing is (or was) set aside.
+        if changed && !was_aside && self.aside.borrow().is_none() {
             self.save();
         }
         Ok(found)
@@ -1137,6 +1162,8 @@ impl<T: Transport + 'static> OAuth<T> {
     fn keep(&self, tokens: Tokens, refreshed: bool) -> Vec<(String, String)> {
         let headers = bearer(&tokens.access);
         *self.tokens.borrow_mut() = Some(tokens);
+        // They replace the credentials set aside, of the issuer the server named before.
+        *self.aside.borrow_mut() = None;
         self.refreshed.set(refreshed);
         self.issued.set(self.issued.get() + 1);
         self.save();
@@ -1145,7 +1172,14 @@ impl<T: Transport + 'static> OAuth<T> {
 
     fn save(&self) {
         if let Some(saved) = &self.saved {
-            let client = self.registration.borrow().as_ref().map_or(Value::Null, |r| {
+            // Until the issuer the server names now issues tokens, the credentials set aside stay
+            // what is saved (with a client given, that one).
+            let aside = self.aside.borrow();
+            let (issuer, registration, tokens) = match aside.as_ref() {
+                Some((i, r, t)) => (Some(i.clone()), if self.opts.client_id.is_none() { r.clone() } else { self.registration.borrow().clone() }, t.clone()),
+                None => (self.issuer.borrow().clone(), self.registration.borrow().clone(), self.tokens.borrow().clone()),
+            };
+            let client = registration.as_ref().map_or(Value::Null, |r| {
                 let mut m = Map::new();
                 m.put("client_id", r.id.clone().into());
                 if let Some(s) = &r.secret {
@@ -1156,8 +1190,8 @@ impl<T: Transport + 'static> OAuth<T> {
                 }
                 Value::Object(m)
             });
-            let tokens = self.tokens.borrow().as_ref().map_or(Value::Null, |t| t.raw.clone());
-            let issuer = self.issuer.borrow().clone().map_or(Value::Null, Value::String);
+            let tokens = tokens.as_ref().map_or(Value::Null, |t| t.raw.clone());
+            let issuer = issuer.map_or(Value::Null, Value::String);
             saved(&object([("issuer", issuer), ("client", client), ("tokens", tokens)]));
         }
     }

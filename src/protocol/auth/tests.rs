@@ -2603,3 +2603,61 @@ fn saved_tokens_of_another_type_than_bearer_are_dropped() {
         assert_eq!(bearer_of(&o.headers()), "bound", "{bearer}");
     }
 }
+
+/// The server's resource metadata not found for a moment (a deploy, a proxy rule) as the token
+/// expires, so that it looks like a 2025-03-26 server, its own authorization server; or the
+/// metadata naming another authorization server whose registration fails: the credentials of the
+/// one named before are set aside, not erased (nothing saved), and serve again once it is named
+/// again, without the user (review F3, s27e).
+#[test]
+fn credentials_are_kept_until_the_authorization_server_named_now_issues_tokens() {
+    for to_other in [false, true] {
+        let world = World::new(Config::default());
+        let (first, _, saved) = oauth(&world, opts());
+        block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+        let kept = saved.borrow().last().cloned().unwrap();
+        let normal = world.config.borrow().clone();
+        {
+            let mut c = world.config.borrow_mut();
+            if to_other {
+                c.prm["authorization_servers"] = json!(["https://auth2.example"]);
+                c.documents = vec![other_server()];
+                c.failing = vec![("https://auth2.example/register", 503)];
+            } else {
+                c.prm_at = None;
+            }
+        }
+        let (o, asked, saved) = oauth(&world, OAuthOptions { saved: Some(kept.clone()), ..opts() });
+        world.state.borrow_mut().tokens[0].0 = "expired".into();
+        let e = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "registration", "{e}");
+        assert!(saved.borrow().is_empty(), "nothing saved (nor erased): {:?}", saved.borrow());
+        assert!(asked.borrow().is_empty());
+        // Back: the refresh token of the one named again serves, without the user.
+        *world.config.borrow_mut() = normal;
+        assert_eq!(bearer_of(&block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap()), "access-1");
+        assert!(asked.borrow().is_empty());
+        let last = saved.borrow().last().cloned().unwrap();
+        assert_eq!((&last["issuer"], &last["client"]["client_id"], &last["tokens"]["access_token"]), (&kept["issuer"], &kept["client"]["client_id"], &json!("access-1")));
+    }
+
+    // The other one issues tokens: they replace those set aside, which are saved no more.
+    let world = World::new(Config::default());
+    let (first, _, saved) = oauth(&world, opts());
+    block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let kept = saved.borrow().last().cloned().unwrap();
+    {
+        let mut c = world.config.borrow_mut();
+        c.prm["authorization_servers"] = json!(["https://auth2.example"]);
+        c.as_meta_at = Some("https://auth2.example/.well-known/oauth-authorization-server");
+        c.as_meta = other_server().1;
+    }
+    let (o, asked, saved) = oauth(&world, OAuthOptions { saved: Some(kept), ..opts() });
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap();
+    assert_eq!(asked.borrow().len(), 1);
+    let last = saved.borrow().last().cloned().unwrap();
+    assert_eq!(last["issuer"], "https://auth2.example");
+    assert!(!last["tokens"].is_null() && !last["client"].is_null(), "{last}");
+    assert!(saved.borrow().iter().all(|s| s["issuer"] != "https://auth2.example" || !s["tokens"].is_null()), "nothing erased before: {:?}", saved.borrow());
+}
