@@ -2295,7 +2295,7 @@ export interface McpClientOptions {
   oauth?: McpOAuthOptions;
 }
 
-/** What OAuth keeps between sessions: the registration and the tokens (the token endpoint's answer). */
+/** What OAuth keeps between sessions: the registration and the tokens (the token endpoint's answer), and whose they are. */
 export interface McpOAuthSaved {
   /**
    * The authorization server the client and tokens are from: another one is sent neither. Left out (saved by hand),
@@ -2313,6 +2313,14 @@ export interface McpOAuthSaved {
    * names none.
    */
   tokens?: { access_token: string; refresh_token?: string; token_type?: string; expires_in?: number; scope?: string; [field: string]: JsonValue | undefined } | null;
+  /**
+   * The MCP server the tokens are for, its URL as `new URL()` writes it. Restored into a client of another server
+   * (its URL otherwise than a trailing slash), the tokens are dropped and the client kept: keep `saved` per server.
+   * Left out or null (saved by an earlier version), the access token is not sent: the first 401's discovery finds
+   * the authorization server the tokens are from, and the refresh token gets one for this server (without a refresh
+   * token the user signs in again).
+   */
+  server?: string | null;
 }
 
 /** `McpClientOptions.oauth`. */

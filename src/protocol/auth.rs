@@ -73,8 +73,10 @@
 //!   RFC 6749 requires, is taken as Bearer), and only of visible ASCII (an access
 //!   token that cannot go in a header is refused at the token step; one restored from `saved` is
 //!   dropped, as is one of another type, and the next 401 authorizes again);
-//! * the issuer, the client's registration and the tokens are handed to the host's `saved`
-//!   callback, to be restored with [`OAuthOptions::saved`] on the next page load.
+//! * the issuer, the client's registration, the tokens and the server they are for are handed to
+//!   the host's `saved` callback, to be restored with [`OAuthOptions::saved`] on the next page
+//!   load (tokens saved for another server are dropped; saved without a server, their access
+//!   token is withheld until a refusal's discovery and refresh).
 //!
 //! A client that acts for itself ([`OAuthOptions::client_credentials`]) gets its tokens from the
 //! token endpoint with its own credentials instead, after the same discovery.
@@ -115,7 +117,7 @@ use crate::text::Owned as _;
 /// scope}`.
 pub type Authorize = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<String>>>>>;
 
-/// Told `{client, tokens}` whenever either changes, to keep them for the next session.
+/// Told `{issuer, client, tokens, server}` whenever one changes, to keep them for the next session.
 pub type Saved = Box<dyn Fn(&Value)>;
 
 /// Fills a buffer with cryptographically secure random bytes.
@@ -138,8 +140,8 @@ pub struct OAuthOptions {
     pub client_metadata: Map<String, Value>,
     /// Scopes to ask for when neither the server's challenge nor its metadata names any.
     pub scope: Option<String>,
-    /// `{client?, tokens?}` as given to [`Saved`] before: the registration and the tokens to
-    /// start with.
+    /// `{issuer?, client?, tokens?, server?}` as given to [`Saved`] before: the registration and
+    /// the tokens to start with (those of another server dropped).
     pub saved: Option<Value>,
     /// The client acts for itself, with no user (RFC 6749 4.4's `client_credentials` grant: a
     /// service, a CI job): tokens come from the token endpoint alone, for the client given.
@@ -239,6 +241,11 @@ pub struct OAuth<T> {
     /// The issuer the registration and tokens are from: a server that names another one gets
     /// neither (they are credentials for that server alone).
     issuer: RefCell<Option<String>>,
+    /// The tokens held were restored from a `saved` that names no server (saved before it was
+    /// recorded): they may be another server's, so their access token is not sent; the next
+    /// refusal's discovery finds the issuer they are from, and their refresh token gets one for
+    /// this server.
+    withheld: Cell<bool>,
     /// The credentials of the issuer the server named before it named another (its issuer, client
     /// and tokens): set aside, not erased, until the other one issues tokens (what is saved till
     /// then), and held again if the server names theirs again (its metadata gone for a moment).
@@ -323,10 +330,10 @@ impl<T: Transport + 'static> OAuth<T> {
         let restored = opts.saved.clone().unwrap_or(Value::Null);
         // A part of another type (a store that kept `tokens` as a JSON string, say) is a mistake
         // to be told of: ignored, it would cost the user a sign-in and lose the client.
-        for (part, what) in [("client", "an object ({client_id, ...})"), ("tokens", "an object ({access_token, ...})"), ("issuer", "a string")] {
+        for (part, what) in [("client", "an object ({client_id, ...})"), ("tokens", "an object ({access_token, ...})"), ("issuer", "a string"), ("server", "a string")] {
             let fits = match restored.get(part) {
                 None | Some(Value::Null) => true,
-                Some(v) if part == "issuer" => v.is_string(),
+                Some(v) if part == "issuer" || part == "server" => v.is_string(),
                 Some(v) => v.is_object(),
             };
             if !fits {
@@ -360,6 +367,19 @@ impl<T: Transport + 'static> OAuth<T> {
         if !bearer_type {
             tokens = None;
         }
+        // Tokens are the server's they were saved for (`server`, compared as requests reach it):
+        // restored for another (one key for every server), they are dropped, or the first request
+        // would take its access token to this one. Saved without it, they are withheld.
+        let withheld = match restored.get("server").and_then(Value::as_str) {
+            Some(s) => {
+                let s = transport.url_href(s).unwrap_or_else(|| s.to_owned());
+                if !(resource_allowed(&server_url, &s) && resource_allowed(&s, &server_url)) {
+                    tokens = None;
+                }
+                false
+            }
+            None => tokens.is_some(),
+        };
         let mut issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);
         if let Some(pin) = &opts.issuer {
             if split_url(pin).is_none() {
@@ -386,6 +406,7 @@ impl<T: Transport + 'static> OAuth<T> {
             registration: RefCell::new(registration),
             tokens: RefCell::new(tokens),
             issuer: RefCell::new(issuer),
+            withheld: Cell::new(withheld),
             aside: RefCell::new(None),
             flow: RefCell::new(None),
             client_tied: Cell::new(client_tied),
@@ -422,6 +443,9 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// `authorization: Bearer ...` for the tokens held, if any: the headers to start with.
     pub fn headers(&self) -> Vec<(String, String)> {
+        if self.withheld.get() {
+            return Vec::new();
+        }
         self.tokens.borrow().as_ref().map(|t| bearer(&t.access)).unwrap_or_default()
     }
 
@@ -1164,6 +1188,7 @@ impl<T: Transport + 'static> OAuth<T> {
         *self.tokens.borrow_mut() = Some(tokens);
         // They replace the credentials set aside, of the issuer the server named before.
         *self.aside.borrow_mut() = None;
+        self.withheld.set(false);
         self.refreshed.set(refreshed);
         self.issued.set(self.issued.get() + 1);
         self.save();
@@ -1192,7 +1217,9 @@ impl<T: Transport + 'static> OAuth<T> {
             });
             let tokens = tokens.as_ref().map_or(Value::Null, |t| t.raw.clone());
             let issuer = issuer.map_or(Value::Null, Value::String);
-            saved(&object([("issuer", issuer), ("client", client), ("tokens", tokens)]));
+            // The server the tokens are for; tokens withheld are not known to be its.
+            let server = if self.withheld.get() { Value::Null } else { self.server_url.clone().into() };
+            saved(&object([("issuer", issuer), ("client", client), ("tokens", tokens), ("server", server)]));
         }
     }
 

@@ -434,6 +434,41 @@ describe("McpClient oauth", () => {
     }
   });
 
+  test("saved tokens go only to the server they were saved for; saved without it, the access token is withheld", async () => {
+    const saved = [];
+    let asked = 0;
+    const oauth = { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)), onSaved: (s) => saved.push(s) };
+    const first = new McpClient(`${base}/mcp`, { oauth });
+    await first.connect();
+    await first.close();
+    const kept = saved.at(-1);
+    assert.equal(kept.server, `${base}/mcp`);
+    const mine = `Bearer ${kept.tokens.access_token}`;
+
+    // Another server (one storage key for both): not one request carries the first's token.
+    let before = seen.requests.length;
+    const other = new McpClient(`${base}/café/mcp`, { oauth: { ...oauth, saved: kept } });
+    await other.connect();
+    await other.close();
+    assert.equal(seen.requests[before].authorization, null);
+    assert.ok(seen.requests.slice(before).every((r) => r.authorization !== mine));
+    assert.equal(saved.at(-1).server, `${base}/caf%C3%A9/mcp`);
+    assert.equal(saved.at(-1).client.client_id, kept.client.client_id, "the authorization server's client is kept");
+
+    // Saved without `server` (an earlier version): the access token is withheld, the refresh token
+    // gets one for this server, without the user.
+    const { server, ...legacy } = kept;
+    asked = 0;
+    before = seen.requests.length;
+    const again = new McpClient(`${base}/mcp`, { oauth: { ...oauth, saved: legacy } });
+    await again.connect();
+    await again.close();
+    assert.equal(asked, 0);
+    assert.ok(seen.requests.slice(before).every((r) => r.authorization !== mine));
+    assert.equal(new URLSearchParams(seen.requests.findLast((r) => r.path === "/token").body).get("grant_type"), "refresh_token");
+    assert.equal(saved.at(-1).server, server);
+  });
+
   test("a user who takes longer than the request's timeout: authorize's signal aborts", async () => {
     let signal;
     const slow = new McpClient(`${base}/mcp`, {

@@ -2592,7 +2592,7 @@ fn a_client_secret_without_a_client_id_is_refused() {
 #[test]
 fn saved_tokens_of_another_type_than_bearer_are_dropped() {
     let world = World::new(Config::default());
-    let saved = |token_type: Value| json!({"issuer": "https://auth.example/tenant", "tokens": {"access_token": "bound", "refresh_token": "rt", "token_type": token_type}});
+    let saved = |token_type: Value| json!({"issuer": "https://auth.example/tenant", "server": MCP, "tokens": {"access_token": "bound", "refresh_token": "rt", "token_type": token_type}});
     for other in [json!("DPoP"), json!("mac"), json!(7)] {
         let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved(other.clone())), ..opts() });
         assert!(o.headers().is_empty(), "{other}");
@@ -2660,4 +2660,43 @@ fn credentials_are_kept_until_the_authorization_server_named_now_issues_tokens()
     assert_eq!(last["issuer"], "https://auth2.example");
     assert!(!last["tokens"].is_null() && !last["client"].is_null(), "{last}");
     assert!(saved.borrow().iter().all(|s| s["issuer"] != "https://auth2.example" || !s["tokens"].is_null()), "nothing erased before: {:?}", saved.borrow());
+}
+
+/// What is saved names the server the tokens are for: restored into a client of another server
+/// (one storage key for every server), they are dropped, and its first request carries no token
+/// of the first server's; saved before the server was recorded, the access token is withheld and
+/// the refresh token gets one for this server at the first refusal, without the user (review F1,
+/// s27e).
+#[test]
+fn saved_tokens_go_only_to_the_server_they_were_saved_for() {
+    let world = World::new(Config::default());
+    let (first, _, saved) = oauth(&world, opts());
+    block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let kept = saved.borrow().last().cloned().unwrap();
+    assert_eq!(kept["server"], MCP);
+
+    // Another server: no token; the client (its authorization server's) is kept.
+    for other in ["https://other.example/api/mcp", "https://mcp.example/api/other", "https://mcp.example/api/mcp?tenant=b", "https://mcp.example/api"] {
+        let (o, _, _) = oauth_at(&world, other, OAuthOptions { saved: Some(kept.clone()), ..opts() });
+        assert!(o.headers().is_empty(), "{other}");
+        assert!(o.tokens.borrow().is_none(), "{other}: its refresh token is the first server's too");
+        assert!(o.registration.borrow().is_some(), "{other}");
+    }
+    // The same server, spelled with a trailing slash or its host's case: its token.
+    for same in [MCP, "https://mcp.example/api/mcp/", "https://MCP.example/api/mcp"] {
+        let (o, _, _) = oauth_at(&world, same, OAuthOptions { saved: Some(kept.clone()), ..opts() });
+        assert_eq!(bearer_of(&o.headers()), "access-0", "{same}");
+    }
+
+    // Saved without `server`: the access token is not sent; the first refusal's discovery finds the
+    // issuer the tokens are from, and the refresh token gets a token for this server.
+    let mut legacy = kept.clone();
+    legacy.as_object_mut().unwrap().remove("server");
+    let (o, asked, saved) = oauth(&world, OAuthOptions { saved: Some(legacy), ..opts() });
+    assert!(o.headers().is_empty());
+    assert_eq!(bearer_of(&block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap()), "access-1");
+    assert!(asked.borrow().is_empty());
+    assert_eq!(bearer_of(&o.headers()), "access-1");
+    let last = saved.borrow().last().cloned().unwrap();
+    assert_eq!((&last["server"], &last["tokens"]["access_token"]), (&json!(MCP), &json!("access-1")));
 }
