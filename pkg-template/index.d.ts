@@ -1505,7 +1505,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * wrong provider finds no calls: give it the provider whose stream it reads. A response not streamed is read whole
    * as its one event for Chat, Ollama and Gemini (its calls and `message()` as the stream's would be); an Anthropic
    * Message (`type: "message"`), a Responses response (`object: "response"`) or a Bedrock Converse response
-   * (`output.message`), which no stream event is, is `INVALID_INPUT`: give it to {@link parseToolCalls}.
+   * (`output.message`), which no stream event is, is `INVALID_INPUT`: give it to {@link parseToolCalls}. For Gemini
+   * and Vertex, a response (`steps`) or stream event (`event_type`) of Google's Interactions API is `INVALID_INPUT`
+   * too: toolwire reads `generateContent` responses and `streamGenerateContent` chunks, not that API's.
    * An event object holding a number JSON cannot hold (`NaN`, `Infinity`: what `JSON.parse` makes of `1e400`) is
    * `INVALID_INPUT` naming its place, as that text is `INVALID_JSON` (and so for {@link parseToolCalls}). A Chat call's name is put together from its pieces; one sent
    * whole again in a later delta (as some servers do) is not repeated, unless another piece follows it: then it was

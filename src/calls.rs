@@ -567,6 +567,21 @@ fn whole_response(o: &Map<String, Value>, format: CallFormat) -> Option<&'static
     }
 }
 
+/// What Gemini Interactions API value `o` is, for a Gemini (or Vertex) accumulator: an
+/// `Interaction` (its `steps`, or the `outputs` of the API's first version) or one of its stream's
+/// events (`event_type`). toolwire does not read that API, whose calls are `function_call` steps;
+/// passed over as an event of a kind not known, its calls would be lost without a word. No
+/// generateContent response or chunk has these fields, nor any of [`GEMINI_FIELDS`] beside them.
+fn interactions(o: &Map<String, Value>, format: CallFormat) -> Option<String> {
+    if format != CallFormat::Gemini || GEMINI_FIELDS.iter().any(|k| o.contains_key(*k)) {
+        return None;
+    }
+    if let Some(kind) = o.get("event_type").and_then(Value::as_str) {
+        return Some(format!("an Interactions API stream event (`event_type: \"{kind}\"`)"));
+    }
+    ["steps", "outputs"].into_iter().find(|k| o.get(*k).is_some_and(Value::is_array)).map(|k| format!("an Interactions API response (`{k}`)"))
+}
+
 /// What [`parse_tool_calls`] takes for `format`, for its error.
 fn shapes(format: CallFormat) -> &'static str {
     match format {
@@ -2325,6 +2340,12 @@ impl Accumulator {
                 format!("the event is {what}, a response not streamed, not a stream event: give it to parseToolCalls, which reads its calls"),
             ));
         }
+        if let Some(what) = event.as_object().and_then(|o| interactions(o, self.format)) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("the event is {what}, which toolwire does not read: a Gemini or Vertex accumulator reads generateContent responses and streamGenerateContent chunks"),
+            ));
+        }
         shape::check_event(event, self.format)?;
         let next = self.next_turn(event);
         let mut out = std::mem::take(&mut self.carried);
@@ -3911,6 +3932,41 @@ mod tests {
             assert!(acc.finish(None).unwrap().is_empty());
             assert_eq!(acc.message().unwrap(), empty);
         }
+    }
+
+    #[test]
+    fn interactions_api_values_pushed_to_a_gemini_accumulator_are_invalid_input() {
+        // Google's Interactions API: a response holds its calls as `function_call` steps, its
+        // stream gives them in `step.start` events. Read as events of a kind not known, they gave
+        // no calls, no error and an empty turn.
+        let call = json!({"type":"function_call","id":"fc_1","name":"get_weather","arguments":{"city":"Paris"}});
+        let cases = [
+            (json!({"id":"v1_abc","status":"requires_action","model":"gemini-3-flash-preview","steps":[{"type":"thought","signature":"SIG"},call]}), "Interactions API response (`steps`)"),
+            (json!({"id":"v1_abc","status":"requires_action","outputs":[call]}), "Interactions API response (`outputs`)"),
+            (json!({"event_type":"interaction.created","interaction":{"id":"v1_abc","status":"in_progress"}}), "`event_type: \"interaction.created\"`"),
+            (json!({"event_type":"step.start","index":0,"step":call}), "`event_type: \"step.start\"`"),
+        ];
+        for (value, what) in cases {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let empty = acc.message().unwrap();
+            let e = acc.push(&value, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{value}");
+            assert!(e.message.contains(what) && e.message.contains("does not read"), "{}", e.message);
+            let e = acc.push_text(&format!("event: x\ndata: {value}\n\n"), None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{value}");
+            assert!(acc.finish(None).unwrap().is_empty());
+            assert_eq!(acc.message().unwrap(), empty);
+            // parseToolCalls refuses them too (none of a Gemini response's fields).
+            assert_eq!(parse_tool_calls(&value, CallFormat::Gemini, None).unwrap_err().code, ErrorCode::InvalidInput);
+        }
+        // Its error event is the provider's error, as Gemini's own `{error}` chunk is.
+        let e = Accumulator::new(CallFormat::Gemini).push(&json!({"event_type":"error","error":{"code":"429","message":"busy"}}), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ProviderError, "{}", e.message);
+        // A generateContent chunk is still read, and another provider's event passed over.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let chunk = json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"t","args":{}}}]},"finishReason":"STOP"}],"responseId":"r"});
+        assert_eq!(acc.push(&chunk, None).unwrap().len(), 1);
+        assert!(Accumulator::new(CallFormat::Gemini).push(&json!({"type":"response.created","response":{}}), None).unwrap().is_empty());
     }
 
     #[test]
