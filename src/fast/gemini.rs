@@ -659,9 +659,10 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
                     hint(&mut hints, key, value);
                 }
             }
-            // One example; others (described) or none (removed) the general way.
+            // One example; others (described), none (removed) or one beside `example` (kept,
+            // the other described) the general way.
             Word::Examples => match value {
-                Node::Arr([only]) => out.insert("example", Item::Raw(only)),
+                Node::Arr([only]) if out.get("example").is_none() => out.insert("example", Item::Raw(only)),
                 _ => return None,
             },
             // As gemini::lower_object: a value of another type than the field's is described.
@@ -670,6 +671,7 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
             Word::Pattern if ty == STRING && matches!(value, Node::Str(_)) => out.0.push((key, Item::Raw(value))),
             Word::Minimum | Word::Maximum if (ty == NUMBER || ty == INTEGER) && matches!(value, Node::Num(_)) => out.0.push((key, Item::Raw(value))),
             Word::MinProperties | Word::MaxProperties if ty == OBJECT && is_count(value) => out.0.push((key, Item::Raw(value))),
+            Word::Example if out.get("example").is_some() => return None,
             Word::Example => out.insert(key, Item::Raw(value)),
             Word::Title | Word::Description if matches!(value, Node::Str(_)) => out.0.push((key, Item::Raw(value))),
             Word::Default | Word::PropertyOrdering => out.0.push((key, Item::Raw(value))),

@@ -608,6 +608,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     };
     let additional = if ty == "array" && matches!(o.find("items"), Some(Value::Array(_))) { o.find("additionalItems").cloned() } else { None };
     let mut closed_at: Option<usize> = None;
+    // OpenAPI's `example` beside JSON Schema's `examples`: Gemini's one `example` is the first's.
+    let example = if o.has("examples") { o.find("example").cloned() } else { None };
     // Steps 6-10, key by key, from the allow-list.
     for (key, value) in o {
         match key.as_str() {
@@ -750,16 +752,24 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     hints.drop(cx, &key, &value);
                 }
             }
-            // Gemini's `example` holds one value: the first, the others described.
-            "examples" => match value.as_array().filter(|a| !a.is_empty()) {
-                Some(a) => {
+            // Gemini's `example` holds one value: the node's own `example` when it has one, else
+            // the first of `examples`; the others described.
+            "examples" => match (value.as_array().filter(|a| !a.is_empty()), &example) {
+                (Some(a), Some(e)) => {
+                    let others: Vec<Value> = a.iter().filter(|v| *v != e).cloned().collect();
+                    if !others.is_empty() {
+                        hints.0.push(format!("other examples: {}", crate::schema::short_json(&Value::Array(others))));
+                        cx.change("gemini/examples", "`examples` beside `example`, and Gemini's `example` holds one value: `example` kept, the other examples described");
+                    }
+                }
+                (Some(a), None) => {
                     out.put("example", a[0].clone());
                     if a.len() > 1 {
                         hints.0.push(format!("other examples: {}", crate::schema::short_json(&Value::Array(a[1..].to_vec()))));
                         cx.change("gemini/examples", format!("`examples` has {} values and Gemini's `example` one: the first kept, the others described", a.len()));
                     }
                 }
-                None => cx.change("gemini/strip-keyword", "`examples` is not a non-empty list of values; removed"),
+                (None, _) => cx.change("gemini/strip-keyword", "`examples` is not a non-empty list of values; removed"),
             },
             // Gemini's Schema fields have types (counts are int64, titles strings...): a value of
             // another type is described like an unsupported keyword, not sent to be refused.
@@ -2098,6 +2108,44 @@ mod tests {
             assert_eq!(at("/properties/b/examples"), ["schema/bad-keyword-value"], "{changes:?}");
             assert_eq!(at("/properties/c"), ["gemini/strip-keyword"], "{changes:?}");
             assert!(at("/properties/d").is_empty(), "{changes:?}");
+            assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");
+        }
+    }
+
+    /// OpenAPI's `example` beside `examples` (in either order): Gemini's one `example` is the
+    /// node's own, and every value of `examples` it is not is described and reported. Each used
+    /// to overwrite the other, whichever came last winning, one value lost (without a word when
+    /// `examples` had one) and the report saying the first of `examples` was kept.
+    #[test]
+    fn example_beside_examples_loses_no_value() {
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{
+            "a":{"type":"string","example":"e","examples":["a","b"]},"b":{"type":"string","examples":["a","b"],"example":"e"},
+            "c":{"type":"string","example":"e","examples":["a"]},"d":{"type":"string","examples":["a"],"example":"e"},
+            "e":{"type":"string","example":"e","examples":["e","f"]},"f":{"type":"integer","examples":[2],"example":2},
+            "g":{"type":"string","example":"e","examples":[]}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let opts = crate::convert::ConvertOptions::default();
+            let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+            let p = &out.tools[0]["functionDeclarations"][0]["parameters"]["properties"];
+            let changes = &out.report.tools[0].changes;
+            let at = |path: &str| changes.iter().filter(|d| d.path == path).map(|d| (d.rule, d.message.as_str())).collect::<Vec<_>>();
+            for (name, described) in [("a", Some(r#"["a","b"]"#)), ("b", Some(r#"["a","b"]"#)), ("c", Some(r#"["a"]"#)), ("d", Some(r#"["a"]"#)), ("e", Some(r#"["f"]"#)), ("f", None)] {
+                let expected = if name == "f" { json!(2) } else { json!("e") };
+                assert_eq!(p[name]["example"], expected, "{name}: {p}");
+                let reported = at(&format!("/properties/{name}"));
+                match described {
+                    Some(values) => {
+                        assert_eq!(p[name]["description"], format!("(other examples: {values})"), "{name}: {p}");
+                        assert!(matches!(reported.as_slice(), [("gemini/examples", m)] if m.contains("`example` kept")), "{name}: {reported:?}");
+                    }
+                    None => {
+                        assert!(p[name].get("description").is_none(), "{name}: {p}");
+                        assert!(reported.is_empty(), "{name}: {reported:?}");
+                    }
+                }
+            }
+            assert_eq!(p["g"]["example"], "e");
+            assert_eq!(at("/properties/g")[0].0, "gemini/strip-keyword");
             assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");
         }
     }
