@@ -2306,6 +2306,39 @@ mod tests {
         assert_eq!(p["anyOf"][1], json!({"type":"string","description":"inner (format: date)"}), "{p}");
     }
 
+    /// Two `allOf` branches with different `title`s: the first kept and the other reported, as
+    /// two `default`s are (it was dropped without a word), by every provider that merges
+    /// `allOf` and keeps titles; a strict one stays strict. Ollama keeps no title, so reports none.
+    #[test]
+    fn two_titles_in_an_allof_are_a_conflict() {
+        use crate::providers::Provider;
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{
+            "p":{"allOf":[{"type":"object","title":"X","properties":{"a":{"type":"string"}},"required":["a"]},{"title":"Y","properties":{"b":{"type":"string"}},"required":["b"]}]}},
+            "required":["p"],"additionalProperties":false}}]);
+        for (provider, strict, rule) in [
+            (Provider::Gemini, false, Some("gemini/allof-conflict")),
+            (Provider::Vertex, false, Some("gemini/allof-conflict")),
+            (Provider::OpenAi, true, Some("openai/strict-allof")),
+            (Provider::Anthropic, true, Some("anthropic/strict-allof")),
+            (Provider::Ollama, false, None),
+        ] {
+            let mut opts = crate::convert::ConvertOptions::default();
+            opts.schema.strict = strict;
+            let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+            let report = &out.report.tools[0];
+            let conflicts: Vec<_> = report.problems.iter().filter(|d| d.message.contains("`title`")).map(|d| (d.rule, d.path.as_str())).collect();
+            match rule {
+                Some(rule) => assert_eq!(conflicts, [(rule, "/properties/p")], "{provider:?}: {:?}", report.problems),
+                None => assert!(conflicts.is_empty(), "{provider:?}: {:?}", report.problems),
+            }
+            if strict {
+                assert_eq!(report.strict, Some(true), "{provider:?}: {:?}", report.problems);
+            }
+            assert!(out.tools.to_string().contains(r#""title":"X""#) != (provider == Provider::Ollama), "{provider:?}: {}", out.tools);
+            assert!(!out.tools.to_string().contains(r#""Y""#), "{provider:?}: {}", out.tools);
+        }
+    }
+
     /// A union branch whose `type` names no JSON Schema type: the name is removed (and said so),
     /// and the branch is then of the node's type, as an untyped one is, not of any type.
     #[test]

@@ -210,7 +210,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx) -> Result<Option<Value>> {
     if o.has("allOf") {
         let conflicts = merge_all_of(&mut o);
         cx.change("ollama/allof", "allOf merged into one schema (Ollama does not read allOf)");
-        for k in conflicts {
+        // Ollama's schema keeps no `title` (removed from every node): two are no conflict here.
+        for k in conflicts.into_iter().filter(|k| k != "title") {
             cx.problem("ollama/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept"));
         }
     }

@@ -999,7 +999,7 @@ pub fn one_of_as_any_of(obj: &mut JsonObject) -> bool {
 /// it. A branch's own `allOf` is merged too, its branches after the others (each node is moved
 /// once: the work is linear in the branches). Returns the conflicts: keywords whose values no
 /// one value says (two patterns, formats or `const`s, types or enums with nothing in common,
-/// two annotations), where the first value is kept.
+/// two annotations, `title`s too), where the first value is kept. Two `description`s are joined.
 pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     let Some(Value::Array(branches)) = obj.take("allOf") else { return Vec::new() };
     let mut conflicts = Vec::new();
@@ -1049,7 +1049,13 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
                         }
                     }
                 }
-                ("title", Some(_)) => {}
+                ("title", Some(existing)) => {
+                    // One name for the schema: the first kept, the other reported as another
+                    // annotation's (not combined: `title` is no keyword [`combine`] joins).
+                    if *existing != v {
+                        conflicts.push(k);
+                    }
+                }
                 (_, Some(existing)) => {
                     if *existing != v {
                         match combine(&k, existing, &v) {
@@ -1544,6 +1550,8 @@ mod tests {
             (json!([{"type":"string"},{"type":"integer"}]), "type", json!({"type":"string"})),
             (json!([{"enum":["a"]},{"const":"b"}]), "const", json!({"enum":["a"],"const":"b"})),
             (json!([{"multipleOf":2},{"multipleOf":3}]), "multipleOf", json!({"multipleOf":2})),
+            (json!([{"type":"string","title":"x"},{"title":"y"}]), "title", json!({"type":"string","title":"x"})),
+            (json!([{"default":"x"},{"default":"y"}]), "default", json!({"default":"x"})),
         ] {
             let mut o = json!({"allOf": branches});
             assert_eq!(merge_all_of(o.as_object_mut().unwrap()), [conflict], "{branches}");
