@@ -1639,7 +1639,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * (Anthropic an empty message but the last, Gemini and Bedrock any, OpenAI `content: null` without calls).
    *
    * Arguments cut short by a stream that ended early are `{}` where the provider wants an object (Anthropic,
-   * Bedrock). A turn is held up to 32 MiB and 4,096 parts (blocks, items, calls): past that it is dropped, the
+   * Bedrock), and so are a Gemini call's `args` that are not an object (its call's `INVALID_ARGUMENTS`), as Gemini
+   * takes only an object there. A turn is held up to 32 MiB and 4,096 parts (blocks, items, calls): past that it is dropped, the
    * `push` that went past throws `LIMIT_EXCEEDED` (its calls come with the next `push` or `finish`, and calls are
    * still read), and so does `message()`; so it does too once the calls being read were dropped (see `push`).
    */

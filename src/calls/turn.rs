@@ -953,7 +953,18 @@ impl Turn {
             }
             CallFormat::OpenAiResponses => Value::Array(parts(&[], true)),
             CallFormat::Anthropic => object([("role", string("assistant")), ("content", Value::Array(parts(&["input"], false)))]),
-            CallFormat::Gemini => object([("role", string("model")), ("parts", Value::Array(parts(&[], true)))]),
+            CallFormat::Gemini => {
+                // A call's `args` that is not an object (a proxy's `[1, 2]`, the call's
+                // `INVALID_ARGUMENTS`) is `{}`, as Anthropic's and Bedrock's inputs are: Gemini
+                // takes a `Struct` there.
+                let mut parts = parts(&[], true);
+                for p in &mut parts {
+                    if let Some(args) = p.get_mut("functionCall").and_then(|c| c.get_mut("args")).filter(|a| !a.is_object()) {
+                        *args = Value::Object(Map::new());
+                    }
+                }
+                object([("role", string("model")), ("parts", Value::Array(parts))])
+            }
             CallFormat::Bedrock => {
                 // A call's name Bedrock refuses in a history (`^[a-zA-Z0-9_-]{1,64}$`, or every
                 // later request fails) is listed under one it takes, with the call's id, which its
@@ -1425,6 +1436,25 @@ mod tests {
             {"index":1,"content":{"parts":[{"text":"another candidate"}]}}
         ]})], None);
         assert_eq!(message["parts"], json!([{"executableCode":{"language":"PYTHON","code":"print(1)"}},{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1\n"}}]));
+    }
+
+    #[test]
+    fn a_gemini_call_whose_args_are_not_an_object_is_in_the_turn_with_empty_args() {
+        for args in [json!([1, 2]), json!("x"), json!(5), json!(null)] {
+            let event = json!({"candidates":[{"content":{"role":"model","parts":[
+                {"text":"Searching."},
+                {"functionCall":{"name":"search","args":args}},
+                {"functionCall":{"name":"search","args":{"q":"a"}}}
+            ]},"finishReason":"STOP"}]});
+            let (calls, message) = run(CallFormat::Gemini, &[event], None);
+            assert_eq!(calls.len(), 2, "{args}");
+            assert!(args.is_null() || calls[0].error.is_some(), "{args}");
+            assert_eq!(message["parts"], json!([
+                {"text":"Searching."},
+                {"functionCall":{"name":"search","args":{}}},
+                {"functionCall":{"name":"search","args":{"q":"a"}}}
+            ]), "{args}");
+        }
     }
 
     #[test]
