@@ -869,7 +869,8 @@ export class ToolwireError extends Error {
  * synchronously on import, and in Cloudflare Workers, where the `workerd` entry loads it on import.
  * `input` defaults to the `.wasm` file next to the module; pass a URL, a `Response`, bytes or a compiled
  * `WebAssembly.Module` to load it from elsewhere (in Workers, only the module: `import wasm from
- * "toolwire/toolwire.wasm"`). A failure rejects with `LOAD_FAILED`, whose message says what to do, and is not
+ * "toolwire/toolwire.wasm"`; in a module run from a `blob:` or `data:` URL, an inline worker, which has no file
+ * beside it, an absolute URL or the file itself). A failure rejects with `LOAD_FAILED`, whose message says what to do, and is not
  * remembered: a later call tries again, from its own input.
  *
  * Calls made while a load is under way wait for it, in turn: where it succeeds they resolve with it (their own

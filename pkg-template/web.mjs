@@ -90,7 +90,19 @@ async function load(input) {
     if (!import.meta.url) {
       throw new ToolwireError("LOAD_FAILED", `toolwire: cannot tell where toolwire_bg.wasm is (import.meta.url is empty here): ${inWorkers() ? WORKERS : HINT}`);
     }
-    input = new URL("./web/toolwire_bg.wasm", import.meta.url);
+    try {
+      input = new URL("./web/toolwire_bg.wasm", import.meta.url);
+    } catch {
+      // A module run from a blob: or data: URL (an inline worker: Vite's `?worker&inline`, one built from a string):
+      // no relative URL resolves against it.
+      const scheme = String(import.meta.url).split(":")[0];
+      throw new ToolwireError(
+        "LOAD_FAILED",
+        `toolwire: cannot tell where toolwire_bg.wasm is (this module runs from a ${scheme}: URL, which has no file beside it, as an inline worker does): ` +
+          "pass initAsync the file's absolute URL (from the page: new URL(wasmUrl, document.baseURI).href, with wasmUrl the bundler's URL of " +
+          '"toolwire/toolwire.wasm", e.g. Vite\'s "toolwire/toolwire.wasm?url"), a Response, its bytes or a WebAssembly.Module',
+      );
+    }
   }
   // The fetch is made here rather than in wasm-bindgen's loader, so that a failure can name the URL and what
   // answered it.

@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { extname, join, normalize } from "node:path";
 import { chromium } from "playwright-core";
+import { build } from "esbuild";
 import { repo } from "../js/shared.mjs";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -44,6 +45,7 @@ function startServer({ cors }) {
       return send(200, TYPES[".html"], `<!doctype html><meta charset=utf-8><script type=module src="/page.mjs"></script>`, csp ? { "content-security-policy": csp } : {});
     }
     if (url.pathname === "/page.mjs") return send(200, TYPES[".mjs"], PAGE_SCRIPT);
+    if (url.pathname === "/inline.js") return send(200, TYPES[".js"], inlineWorker);
     // A page that loads nothing: a test imports the package into it itself.
     if (url.pathname === "/blank.html") return send(200, TYPES[".html"], "<!doctype html><meta charset=utf-8><title>blank</title>");
     // A single-page app's server: any other path under /app/ is its index page.
@@ -57,6 +59,9 @@ function startServer({ cors }) {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })));
 }
 
+// A module worker bundled with the package in it (esbuild, ESM), to be run from a blob: or a data: URL as an inline
+// worker is: initAsync() with no input, then with the URL the page sends.
+let inlineWorker;
 let site; // the page's origin, CORS on
 let other; // another origin, serving the package without CORS
 let browser;
@@ -64,6 +69,14 @@ let browser;
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: bash scripts/setup.sh --browser`);
   assert.ok(existsSync(join(repo, "pkg", "web.mjs")), "pkg/ is not built: run make pkg first");
+  const contents = `import { initAsync, ToolwireError, convertMcpTools } from "./web.mjs";
+    onmessage = async (m) => {
+      const e = await initAsync().then(() => undefined, (e) => e);
+      await initAsync(m.data);
+      postMessage({ isToolwireError: e instanceof ToolwireError, code: e?.code, message: e?.message, name: convertMcpTools([{ name: "a" }], "gemini")[0].functionDeclarations[0].name });
+    };`;
+  const bundled = await build({ stdin: { contents, resolveDir: join(repo, "pkg"), loader: "js" }, bundle: true, format: "esm", platform: "browser", write: false, logLevel: "silent" });
+  inlineWorker = bundled.outputFiles[0].text;
   site = await startServer({ cors: true });
   other = await startServer({ cors: false });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
@@ -163,4 +176,25 @@ test("a call made while a bad load is under way loads from its own input (s23b F
   assert.match(result.settled[0], /^LOAD_FAILED: .*is an HTML page/);
   assert.deepEqual(result.settled.slice(1), ["loaded", "loaded"]);
   assert.match(result.version, /^\d+\.\d+\.\d+/);
+});
+
+test("a bundle run from a blob: or data: URL (an inline worker): initAsync() is LOAD_FAILED saying to pass an absolute URL, which then loads", async () => {
+  const result = await inBlankPage(async () => {
+    const code = await (await fetch("/inline.js")).text();
+    const out = {};
+    const urls = { blob: URL.createObjectURL(new Blob([code], { type: "text/javascript" })), data: `data:text/javascript;charset=utf-8,${encodeURIComponent(code)}` };
+    for (const [kind, url] of Object.entries(urls)) {
+      const w = new Worker(url, { type: "module" });
+      w.postMessage(new URL("/pkg/web/toolwire_bg.wasm", document.baseURI).href);
+      out[kind] = await new Promise((r) => ((w.onmessage = (e) => r(e.data)), (w.onerror = (e) => r({ onerror: e.message })), setTimeout(() => r("timeout"), 15_000)));
+      w.terminate();
+    }
+    return out;
+  });
+  for (const kind of ["blob", "data"]) {
+    const r = result[kind];
+    assert.deepEqual([r.isToolwireError, r.code, r.name], [true, "LOAD_FAILED", "a"], JSON.stringify(r));
+    assert.ok(r.message.startsWith(`toolwire: cannot tell where toolwire_bg.wasm is (this module runs from a ${kind}: URL`), r.message);
+    assert.match(r.message, /pass initAsync the file's absolute URL/);
+  }
 });

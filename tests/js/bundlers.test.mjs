@@ -77,6 +77,25 @@ test("esbuild, browser IIFE (its default): initAsync() says it cannot find the .
   assert.deepEqual(lines, ["true LOAD_FAILED true true", "x"]);
 });
 
+test("esbuild, browser ESM run from a data: or blob: URL (an inline worker): initAsync() says it cannot find the .wasm, then takes it given", async () => {
+  const out = await bundle(
+    "inline",
+    `import initAsync, { convertMcpTools, ToolwireError } from "toolwire";
+     export async function main(bytes) {
+       const e = await initAsync().then(() => undefined, (e) => e);
+       return [e instanceof ToolwireError, e?.code, e?.message, await initAsync(bytes).then(() => ${convert})];
+     }`,
+    { platform: "browser", format: "esm" },
+  );
+  // Node imports a data: URL as a module (a browser also a blob: one); neither is a base for a relative URL.
+  const source = (await import("node:fs")).readFileSync(join(out, "app.js"));
+  const { main } = await import(`data:text/javascript;base64,${source.toString("base64")}`);
+  const [isError, code, message, converted] = await main((await import("node:fs")).readFileSync(wasmFile));
+  assert.deepEqual([isError, code, converted], [true, "LOAD_FAILED", "x"], message);
+  assert.match(message, /^toolwire: cannot tell where toolwire_bg\.wasm is \(this module runs from a data: URL/);
+  assert.match(message, /pass initAsync the file's absolute URL/);
+});
+
 test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is followed, the .wasm read from beside the bundle", async () => {
   const out = await bundle("node-cjs", `import { convertMcpTools } from "toolwire";\nconsole.log(${convert});`, {
     platform: "node",
