@@ -742,6 +742,9 @@ export class ToolwireError extends Error {
   readonly contentLength?: number;
   /** `PROTOCOL` from `listAll`: the index of a listed item that is not an object. */
   readonly index?: number;
+  /** `PROTOCOL` from listing tools (`listTools`, a hub's listing): a page's `nextCursor` that is not a string (nor
+   * `null`), as the server sent it. */
+  readonly nextCursor?: JsonValue;
   /**
    * `HTTP_STATUS`: a redirect's target (`Location`), when the response shows it; also `UNAUTHORIZED` from `oauth` at
    * `"token"` or `"registration"`, whose endpoint redirected (not followed: the request carries credentials).
@@ -794,11 +797,17 @@ export class ToolwireError extends Error {
   /** `HTTP_STATUS` of a refused `initialize` with `transport: "auto"`: why the GET of the URL that followed opened no
    * event stream of the deprecated HTTP+SSE transport (`"its GET brought no endpoint event within 5000 ms"`...). */
   readonly sseProbe?: string;
+  /** `PROTOCOL` over the deprecated HTTP+SSE transport: the server's `endpoint` event, as sent, when it named a URL of
+   * another origin than the event stream's (refused: the client's messages go nowhere else). */
+  readonly endpoint?: string;
   /** `UNSUPPORTED_PROTOCOL_VERSION` with `era: "legacy"`, or over the deprecated HTTP+SSE transport (which
    * 2026-07-28 does not have): the server speaks a later revision (2026-07-28). */
   readonly laterRevision?: boolean;
   /** `INPUT_REQUIRED`: what a 2026-07-28 server asked for and `onRequest` did not answer. */
   readonly inputRequests?: JsonValue;
+  /** `PROTOCOL`: the most inputs the client answers at once for one request (16), when a 2026-07-28 server's
+   * `inputRequests` asked for more. */
+  readonly limit?: number;
   /** A 2026-07-28 request whose response stream ended before its response (a `tools/call` is not sent again: the
    * tool may have run; reads are sent again once before this error). */
   readonly streamBroken?: boolean;

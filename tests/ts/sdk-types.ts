@@ -241,6 +241,9 @@ const inward = (e: unknown): boolean => e instanceof ToolwireError && e.oauthRef
 const connected: Promise<void> = renewing.connect({ timeoutMs: 5000, signal: new AbortController().signal });
 const closed: Promise<ToolwireError | undefined> = renewing.close();
 const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
+// What a PROTOCOL error of the client holds: a page's cursor that is no string, the input requests' bound, an
+// HTTP+SSE endpoint of another origin.
+const protocolDetails = (e: ToolwireError): [JsonValue | undefined, number | undefined, string | undefined] => [e.nextCursor, e.limit, e.endpoint];
 const resources: Promise<McpResource[]> = client.listAll("resources/list", null, { timeoutMs: 1000 });
 const templates: Promise<McpResourceTemplate[]> = hub.listAll("docs", "resources/templates/list");
 // OpenAI Agents JS: a strict tool's parameters are what tool({ strict: true }) takes, once narrowed on `strict`.
