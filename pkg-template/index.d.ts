@@ -952,6 +952,7 @@ export function convertMcpTools<P extends ProviderName>(tools: readonly McpTool[
  */
 export function convertMcpToolsJson(json: string, provider: ProviderName, options?: ConvertOptions): string;
 export function convertMcpToolsJson(json: Uint8Array, provider: ProviderName, options?: ConvertOptions): Uint8Array;
+export function convertMcpToolsJson(json: string | Uint8Array, provider: ProviderName, options?: ConvertOptions): string | Uint8Array;
 
 /**
  * Converts, and also returns the name map (as data, see {@link NameMap.fromJSON}) and the {@link Report}.
@@ -1867,6 +1868,8 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "gemini" | "google" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock;
+/** {@link toolResultMessage} for a provider known at run time (a {@link Provider} or {@link ProviderName} variable): its result as {@link ToolResultOutput} maps it. */
+export function toolResultMessage<P extends ProviderName>(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: P, options?: ToolResultOptions): ToolResultOutput[P];
 
 /**
  * The messages for the results of several calls of one model turn (`results[i]` answers `calls[i]`), in order, each as
@@ -1893,6 +1896,34 @@ export function toolResultMessages(calls: readonly ToolCallRef[], results: Reado
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "gemini" | "google" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock[];
+/** {@link toolResultMessages} for a provider known at run time (a {@link Provider} or {@link ProviderName} variable): its result as {@link ToolResultsOutput} maps it. */
+export function toolResultMessages<P extends ProviderName>(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: P, options?: ToolResultOptions): ToolResultsOutput[P];
+
+/** What {@link toolResultMessage} returns for each provider (OpenAI Chat's a pair with `imageMessage` and an image). */
+export interface ToolResultOutput {
+  openai: OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
+  "openai-chat": OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
+  ollama: OllamaToolMessage;
+  "openai-responses": OpenAIFunctionCallOutput | OpenAICustomToolCallOutput;
+  anthropic: AnthropicToolResultBlock;
+  gemini: GeminiFunctionResponsePart;
+  google: GeminiFunctionResponsePart;
+  vertex: GeminiFunctionResponsePart;
+  bedrock: BedrockToolResultBlock;
+}
+
+/** What {@link toolResultMessages} returns for each provider. */
+export interface ToolResultsOutput {
+  openai: Array<OpenAIToolMessage | OpenAIImageUserMessage>;
+  "openai-chat": Array<OpenAIToolMessage | OpenAIImageUserMessage>;
+  ollama: OllamaToolMessage[];
+  "openai-responses": Array<OpenAIFunctionCallOutput | OpenAICustomToolCallOutput>;
+  anthropic: AnthropicToolResultBlock[];
+  gemini: GeminiFunctionResponsePart[];
+  google: GeminiFunctionResponsePart[];
+  vertex: GeminiFunctionResponsePart[];
+  bedrock: BedrockToolResultBlock[];
+}
 
 /** Options of {@link toolsSystemPrompt}. */
 export interface SystemPromptOptions extends NamingOptions {

@@ -22,18 +22,23 @@ import {
   type ProviderName,
   type GeminiTool,
   type Report,
+  type ToolResultOutput,
+  type ToolResultsOutput,
+  type AnthropicToolResultBlock,
 } from "toolwire";
 
 declare const tools: McpTool[];
 declare const result: McpCallToolResult;
 declare const call: ToolCall;
 declare const hub: McpHub;
+declare const body: string | Uint8Array;
 
 // A provider chosen at run time (a setting, a CLI flag) goes everywhere as a ProviderName.
 export async function anyProvider(p: ProviderName): Promise<void> {
   convertMcpTools(tools, p);
   convertMcpToolsDetailed(tools, p);
   convertMcpToolsJson("[]", p);
+  const text: string | Uint8Array = convertMcpToolsJson(body, p);
   checkTools(tools, p);
   prefixToolName("s", "t", { provider: p });
   toolsSystemPrompt(tools, { provider: p });
@@ -43,9 +48,19 @@ export async function anyProvider(p: ProviderName): Promise<void> {
   await hub.tools(p);
   hub.nameMapFor(p);
   await hub.callTool("t", {}, { provider: p });
+  const one: ToolResultOutput[typeof p] = toolResultMessage(call, result, p, { maxChars: 1000 });
+  const all: ToolResultsOutput[typeof p] = toolResultMessages([call], [result], p);
+  void [text, one, all];
   const canonical: Provider = p === "openai-chat" ? "openai" : p === "google" ? "gemini" : p;
   void canonical;
 }
+
+// A Provider setting, as a multi-provider app holds it: the results are those of every provider it may be.
+export function resultsFor(p: Provider): [ToolResultOutput[Provider], ToolResultsOutput[Provider]] {
+  return [toolResultMessage({ id: "c1", name: "echo" }, [{ type: "text", text: "hi" }], p), toolResultMessages([call], [result], p, { maxChars: 100 })];
+}
+// @ts-expect-error Gemini's result is no Anthropic block
+const notAnthropic: AnthropicToolResultBlock = toolResultMessage(call, result, "gemini" as Provider);
 
 // The aliases type as the providers they stand for.
 const chatTools: ChatCompletionTool[] = convertMcpTools(tools, "openai-chat");
@@ -65,4 +80,4 @@ const reported: Report["provider"] = checkTools(tools, "ollama").provider;
 const reportedOllama: "ollama" = reported;
 // @ts-expect-error not a provider name ("claude" is UNKNOWN_PROVIDER at run time)
 convertMcpTools(tools, "claude");
-void [chatTools, googleTools, googleDetailed, chatResult, googleResult, googleResults, chatTurn, googleTurn, reportedOllama];
+void [notAnthropic, chatTools, googleTools, googleDetailed, chatResult, googleResult, googleResults, chatTurn, googleTurn, reportedOllama];
