@@ -69,11 +69,11 @@ export type JsonSchemaType = "object" | "array" | "string" | "number" | "integer
 
 /** MCP tool behaviour hints. Hints, not guarantees. */
 export interface McpToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
+  title?: string | undefined;
+  readOnlyHint?: boolean | undefined;
+  destructiveHint?: boolean | undefined;
+  idempotentHint?: boolean | undefined;
+  openWorldHint?: boolean | undefined;
   [key: string]: unknown;
 }
 
@@ -81,19 +81,19 @@ export interface McpToolAnnotations {
 export interface McpTool {
   /** The tool's name on its server. Required and non-empty. */
   name: string;
-  title?: string;
+  title?: string | undefined;
   /** What the model reads. When absent or blank, `title` is used. */
-  description?: string;
+  description?: string | undefined;
   /**
    * JSON Schema of the arguments. Absent, `{}` and non-object roots are normalised to an object schema.
    * Any object is accepted (the MCP SDK types nested schemas as plain `object`).
    */
-  inputSchema?: JsonSchemaObject | { [keyword: string]: unknown };
-  outputSchema?: JsonSchemaObject | { [keyword: string]: unknown };
-  annotations?: McpToolAnnotations;
+  inputSchema?: JsonSchemaObject | { [keyword: string]: unknown } | undefined;
+  outputSchema?: JsonSchemaObject | { [keyword: string]: unknown } | undefined;
+  annotations?: McpToolAnnotations | undefined;
   /** The server the tool comes from, as MCP client apps attach it; it wins over `options.server`. */
-  serverName?: string;
-  _meta?: { [key: string]: unknown };
+  serverName?: string | undefined;
+  _meta?: { [key: string]: unknown } | undefined;
   [key: string]: unknown;
 }
 
@@ -105,7 +105,7 @@ export interface McpTool {
  * type, `{type: "string"}`, is dropped, and the report says `schema/root-ref-type`.)
  */
 export interface McpObjectTool extends McpTool {
-  inputSchema?: { type: "object"; [keyword: string]: unknown };
+  inputSchema?: { type: "object"; [keyword: string]: unknown } | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,27 +151,27 @@ export type NamingFormat = "mcp" | "server" | "bare";
 /** Options for naming (also part of {@link ConvertOptions}). */
 export interface NamingOptions {
   /** See {@link NamingFormat}. */
-  naming?: NamingFormat;
+  naming?: NamingFormat | undefined;
   /**
    * Between the parts of a name. Default `"__"`. A conversion refuses (`INVALID_OPTIONS`) one with a character the
    * provider's names cannot hold (`"."` for OpenAI, Anthropic and Bedrock; `"-"` with `portableNames`): it would
    * become `_` and every name get a hash.
    */
-  separator?: string;
+  separator?: string | undefined;
   /**
    * First part of the `"mcp"` format. Default `"mcp"`. Held to the provider's names as `separator` is, its first
    * character to how a name may start. An empty prefix is no prefix-less format: the separator then starts every
    * name (`__s__t`), and is refused (`INVALID_OPTIONS`) where names may not start with it (`portableNames`; Gemini
    * with `"-"` or `"."`). For names without a prefix use `naming: "server"`.
    */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * Names within every provider's rule at once (`^[a-zA-Z][a-zA-Z0-9_]{0,63}$`, which Bedrock's strictest APIs
    * ask for too) instead of the target provider's: the same names whichever provider a conversation goes to,
    * and names that frameworks which keep only letters, digits and `_` in a tool's name (OpenAI Agents JS's
    * `tool()`) pass through unchanged. Default `false`.
    */
-  portableNames?: boolean;
+  portableNames?: boolean | undefined;
 }
 
 /**
@@ -180,7 +180,7 @@ export interface NamingOptions {
  */
 export interface PrefixOptions extends NamingOptions {
   /** Whose name rule the result must satisfy (Gemini's differs from the others); without one, OpenAI's, Anthropic's and Bedrock's. */
-  provider?: ProviderName;
+  provider?: ProviderName | undefined;
 }
 
 /** Ceilings on input size; beyond them a call throws `LIMIT_EXCEEDED`. */
@@ -195,9 +195,9 @@ export interface Limits {
    * limit. In strict mode, a tool whose strict form (its references inlined) would go past `maxDepth` or `maxNodes`
    * is sent without strict instead (a `…/strict-fallback` problem), the others converted as ever.
    */
-  maxDepth?: number;
+  maxDepth?: number | undefined;
   /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
-  maxNodes?: number;
+  maxNodes?: number | undefined;
   /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default, at most 2^30. The definitions
    * of one recursion (kinds that refer to one another: a union of step kinds each holding steps) count together on a path,
    * a chain of aliases as one, and unrolling stops within four times the schema's nodes (at least 500), so a recursive
@@ -205,11 +205,11 @@ export interface Limits {
    * keeps a recursion as references into a root `$defs` table, which Structured Outputs takes, and so a schema whose
    * references, inlined, would pass the expansion budget or grow it over four times, past 500 nodes: an
    * `openai/strict-defs` change says which). */
-  maxRefUnroll?: number;
+  maxRefUnroll?: number | undefined;
   /** Most tools accepted in one call: 10,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
-  maxTools?: number;
+  maxTools?: number | undefined;
   /** Longest string accepted (a description, an enum value, a key), in bytes: 1 MiB by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
-  maxStringBytes?: number;
+  maxStringBytes?: number | undefined;
 }
 
 /**
@@ -239,7 +239,7 @@ export interface ConvertOptions extends NamingOptions {
    * Server name for the tools that carry no `serverName` (a tool's own `serverName` wins). `""` is no server, as
    * `null` is (a tool's `serverName: ""` too): the names get no server part.
    */
-  server?: string;
+  server?: string | undefined;
   /**
    * Request strict mode (OpenAI, OpenAI Responses, Anthropic, Bedrock); falls back per tool and reports why. Every
    * object is closed: one open to undeclared properties by omission is a `…/strict-close` change; an open map
@@ -250,13 +250,13 @@ export interface ConvertOptions extends NamingOptions {
    * or arrays, a tuple), falls back. Bedrock's is Claude's (`toolSpec.strict`, Claude's subset and limits): not every model on Bedrock takes
    * it (some Claude ids reject the field), so ask for it only for models that do.
    */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /**
    * Gemini/Vertex: emit `parameters` (OpenAPI subset) or `parametersJsonSchema` (JSON Schema; `"jsonSchema"` is
    * taken for it too). Other providers do not read it.
    */
-  geminiMode?: "parameters" | "parametersJsonSchema" | "jsonSchema";
-  limits?: Limits;
+  geminiMode?: "parameters" | "parametersJsonSchema" | "jsonSchema" | undefined;
+  limits?: Limits | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -622,21 +622,21 @@ export type McpContentBlock =
   | { type: "text"; text: string; [key: string]: unknown }
   | { type: "image"; data: string; mimeType: string; [key: string]: unknown }
   | { type: "audio"; data: string; mimeType: string; [key: string]: unknown }
-  | { type: "resource_link"; uri: string; name: string; title?: string; description?: string; mimeType?: string; [key: string]: unknown }
-  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string }; [key: string]: unknown };
+  | { type: "resource_link"; uri: string; name: string; title?: string | undefined; description?: string | undefined; mimeType?: string | undefined; [key: string]: unknown }
+  | { type: "resource"; resource: { uri: string; mimeType?: string | undefined; text?: string | undefined; blob?: string | undefined }; [key: string]: unknown };
 
 /** The result of an MCP `tools/call`. */
 export interface McpCallToolResult {
-  content?: McpContentBlock[];
-  structuredContent?: { [key: string]: unknown };
+  content?: McpContentBlock[] | undefined;
+  structuredContent?: { [key: string]: unknown } | undefined;
   /**
    * Whether the call failed. MCP makes it a boolean; a server's value of another type is read by one rule everywhere
    * ({@link flattenContent}, {@link toolResultMessage}, the hub's and the client's `callTool`), so that a failed call
    * is never given to the model as one that succeeded: only what plainly says no is no error (`false`, `null`, `0`,
    * `""`, `"false"` in any case); anything else is an error (`"true"`, `"TRUE"`, `1`, `"yes"`...).
    */
-  isError?: boolean;
-  _meta?: { [key: string]: unknown };
+  isError?: boolean | undefined;
+  _meta?: { [key: string]: unknown } | undefined;
   [key: string]: unknown;
 }
 
@@ -656,7 +656,7 @@ export interface FlattenOptions {
    * between their code points. Default 100000; `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
-  maxChars?: number;
+  maxChars?: number | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1678,24 +1678,24 @@ export interface ToolResultOptions {
    * `"Error"` under 5). `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
-  maxChars?: number;
+  maxChars?: number | undefined;
   /**
    * OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). The
    * user message goes after all the tool messages of the turn: OpenAI refuses a tool message that does not follow the
    * assistant message or another tool message. For parallel calls use {@link toolResultMessages}, which puts them so.
    */
-  imageMessage?: boolean;
+  imageMessage?: boolean | undefined;
   /**
    * OpenAI Responses and Gemini: send images and documents inside the result (`input_image` and `input_file` items,
    * Gemini 3 `parts`); Ollama: images in the tool message's `images`. Without it they are described in the text.
    */
-  multimodal?: boolean;
+  multimodal?: boolean | undefined;
   /**
    * Bedrock: send `toolResult.status` (default `true`). Only Amazon Nova and Anthropic Claude 3 and 4 models take it;
    * others fail with "This model doesn't support the status field". With `false` it is left out and an error's text
    * starts with `"Error: "` instead (within `maxChars`).
    */
-  bedrockStatus?: boolean;
+  bedrockStatus?: boolean | undefined;
   /**
    * The most image and document bytes (decoded) sent in one result, or in one call of {@link toolResultMessages} for
    * all its results (one request). Past it they are described instead, e.g. `[Image: image/png, 3.8 MB (not sent:
@@ -1703,7 +1703,7 @@ export interface ToolResultOptions {
    * of base64, three quarters of its 32 MB request); Gemini and Vertex AI 15 MB (20 MB of base64); Bedrock 75 MB, and
    * at most 20 images and 5 documents. `Infinity` for no budget.
    */
-  maxMediaBytes?: number;
+  maxMediaBytes?: number | undefined;
   /**
    * The longest side, in pixels, of an image sent (read from its header); a longer one is described instead, e.g.
    * `[Image: image/png, 2400x1600 px (not sent: over the 2000 px a side of maxImageSide)]`. Default: Anthropic and
@@ -1711,7 +1711,7 @@ export interface ToolResultOptions {
    * the image dimensions exceed max allowed size for many-image requests: 2000 pixels"), which only the caller
    * knows: pass 2000 then. `Infinity` for no limit; `NaN`, a negative or fractional number is `INVALID_OPTIONS`.
    */
-  maxImageSide?: number;
+  maxImageSide?: number | undefined;
 }
 
 /** OpenAI Chat tool message. */
@@ -1928,26 +1928,26 @@ export interface ToolResultsOutput {
 /** Options of {@link toolsSystemPrompt}. */
 export interface SystemPromptOptions extends NamingOptions {
   /** Built-in wording: "en" (default) or "zh-CN". */
-  locale?: "en" | "zh-CN" | "zh" | "zh-Hans";
+  locale?: "en" | "zh-CN" | "zh" | "zh-Hans" | undefined;
   /**
    * A whole template; `{{tools}}` (spaces inside the braces or not: `{{ tools }}`; Mustache's and Handlebars'
    * `{{{tools}}}` too, braces and all) is replaced by the tool list. One without it is `INVALID_OPTIONS` (the prompt
    * would list no tools), and so is one given with `instructions`.
    */
-  template?: string;
+  template?: string | undefined;
   /** Replaces the call instructions of the default template (not used with `template`: `INVALID_OPTIONS`). */
-  instructions?: string;
+  instructions?: string | undefined;
   /**
    * The longest input schema written into the prompt as JSON, in UTF-16 code units of its compact JSON (default
    * 4,000): a longer one is named with its length instead (`Input schema: not shown (12345 characters; the parameters
    * above are its outline)`). `0` writes none; `Infinity` any length. `NaN`, a negative or fractional number is
    * `INVALID_OPTIONS`.
    */
-  maxSchemaChars?: number;
+  maxSchemaChars?: number | undefined;
   /** Whose name rule the listed names follow (default: OpenAI's, Anthropic's and Bedrock's, `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once). */
-  provider?: ProviderName;
+  provider?: ProviderName | undefined;
   /** Server for tools that carry no `serverName`. */
-  server?: string;
+  server?: string | undefined;
   // The conversion's `strict`, `geminiMode` and `limits` shape no prompt: given, they are `INVALID_OPTIONS`.
 }
 
@@ -1994,21 +1994,21 @@ export type PermissionAction = "allow" | "ask" | "deny";
  */
 export interface PermissionPolicyConfig {
   /** Rules; when several match, deny wins over ask, and ask over allow. A rule's other keys are `INVALID_OPTIONS` too. */
-  rules?: Array<{ pattern: string; action: PermissionAction }>;
+  rules?: Array<{ pattern: string; action: PermissionAction }> | undefined;
   /** Patterns to allow (exact names, `mcp__server`, or globs with `*` and `?`). */
-  allow?: string[];
+  allow?: string[] | undefined;
   /** Patterns to ask for. */
-  ask?: string[];
+  ask?: string[] | undefined;
   /** Patterns to deny. */
-  deny?: string[];
+  deny?: string[] | undefined;
   /** The decision when no rule matches (default "ask"). */
-  defaultAction?: PermissionAction;
+  defaultAction?: PermissionAction | undefined;
   /**
    * Ask instead of allowing tools that may be destructive: those whose annotations say neither `readOnlyHint: true`
    * nor `destructiveHint: false` (MCP's defaults: a tool without annotations may be destructive, so it asks too).
    * A hint that is not a boolean (the string `"false"`) counts as not given, so it asks. Hints never allow.
    */
-  askDestructive?: boolean;
+  askDestructive?: boolean | undefined;
 }
 
 /** allow / ask / deny by tool-name pattern, in the style of Claude Code's permission rules. */
@@ -2068,7 +2068,7 @@ export interface McpClientOptions {
    * `ArrayBuffer`s, `SharedArrayBuffer`s, of any realm) or strings (taken as UTF-8); a chunk of any other kind fails the request with `PROTOCOL`
    * naming it.
    */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /**
    * Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`: an object of strings, a `Headers`, a
    * `Map` or an array of `[name, value]` pairs. The headers the client sets itself from the session, the protocol
@@ -2076,7 +2076,7 @@ export interface McpClientOptions {
    * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) are `INVALID_OPTIONS` here: a value of the app's would contradict the
    * body, which a server checking them refuses. Other `Mcp-*` names (`Mcp-Api-Key`) are the app's, sent as given.
    */
-  headers?: Record<string, string> | HeaderList | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
+  headers?: Record<string, string> | HeaderList | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]> | undefined;
   /**
    * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
    * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation): after the
@@ -2089,23 +2089,23 @@ export interface McpClientOptions {
    * `maxTotalTimeoutMs` and a `signal` bound the whole, that time included. A positive integer up to 2^53 - 1, or
    * `Infinity` for no timeout (the request then waits for as long as the server takes).
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Fail a request whose response stream is silent this long (off by default): `TIMEOUT` with `idleTimeoutMs`;
    * the request is cancelled as on `timeoutMs`. Up to 2^53 - 1; `Infinity` is off.
    */
-  idleTimeoutMs?: number;
+  idleTimeoutMs?: number | undefined;
   /** `clientInfo` sent in `initialize`, or in every request's `_meta` in 2026-07-28 (default `{name: "toolwire", version}`). */
-  clientInfo?: { name: string; version: string; [key: string]: JsonValue };
+  clientInfo?: { name: string; version: string; [key: string]: JsonValue } | undefined;
   /**
    * Most `tools/list` pages followed (default 64); more is a `LIMIT_EXCEEDED` error. `Infinity`: no limit (a
    * repeated cursor still ends the listing, and `maxTools` bounds its items).
    */
-  maxPages?: number;
+  maxPages?: number | undefined;
   /** Most tools accepted from one server (default 10,000), and most items of any list (`listAll`); `Infinity` is no limit. */
-  maxTools?: number;
+  maxTools?: number | undefined;
   /** Largest SSE event in bytes (default 16 MiB); `Infinity` is no limit of its own (the bounds of `maxResponseBytes` on all responses hold). */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /**
    * Largest JSON response in bytes (default 64 MiB); `Infinity` is no limit of its own. Whatever each is allowed, the responses every client of
    * the module is reading at once hold at most 256 MiB together (the deprecated HTTP+SSE transport's shared stream
@@ -2114,7 +2114,7 @@ export interface McpClientOptions {
    * make another's fail: a read past either is `LIMIT_EXCEEDED`, naming the server, or the servers holding the
    * most (many large responses at once took the module past WebAssembly's 4 GiB, a trap for every client).
    */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /**
    * A dropped response stream (or `listen()`'s) is reopened with `Last-Event-ID` (the id of the last complete
    * event that a header can carry: printable ASCII, no space at either end; others are ignored), after the server's `retry` but never less than 100 ms (at most ten times a second); the second, third,
@@ -2128,29 +2128,29 @@ export interface McpClientOptions {
    * starts the count again (a server may close the stream after every event and have the client poll, for
    * as long as the call's timeout lets it).
    */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * `notifications/tools/list_changed`, coalesced: called at once when no call of it is pending; a notification
    * that comes while one is (until the promise it returned settles, and at least until the read that brought the
    * notification ends) is folded into one more call after it, however many came. A server that floods the client
    * with the notification gets the tools listed twice, not once per notification. `toolsStale` is set by each.
    */
-  onToolListChanged?: () => void | Promise<unknown>;
+  onToolListChanged?: (() => void | Promise<unknown>) | undefined;
   /**
    * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a
    * level: set `logLevel`. A callback that throws, or returns a promise that rejects, is reported on `console.error`
    * (`toolwire: the onLog callback failed:`, as for `onNotification`, `onProgress`, `listen`'s `onEnd`, OAuth's
    * `onSaved`): the client reads on, and no rejection is left unhandled.
    */
-  onLog?: (params: { level: string; logger?: string; data?: JsonValue; _meta?: { [key: string]: unknown } }) => void | Promise<unknown>;
+  onLog?: ((params: { level: string; logger?: string; data?: JsonValue; _meta?: { [key: string]: unknown } }) => void | Promise<unknown>) | undefined;
   /** Every server notification that is not progress for a call. */
-  onNotification?: (message: { method: string; params: JsonValue }) => void | Promise<unknown>;
+  onNotification?: ((message: { method: string; params: JsonValue }) => void | Promise<unknown>) | undefined;
   /**
    * `capabilities` sent in `initialize`, or in every request's `_meta` in 2026-07-28 (default `{}`), e.g.
    * `{ elicitation: {} }`: a server sends
    * `elicitation/create`, `sampling/createMessage` or `roots/list` only to a client that declares it.
    */
-  capabilities?: McpClientCapabilities;
+  capabilities?: McpClientCapabilities | undefined;
   /**
    * Which revisions of MCP to speak. `"auto"` (default): `initialize` first (what deployed servers speak:
    * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
@@ -2165,7 +2165,7 @@ export interface McpClientOptions {
    * `capabilities` and `clientInfo` in `_meta` and the headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
    * and `Mcp-Param-*` (a browser client needs the server's CORS to allow them).
    */
-  era?: "auto" | "legacy" | "modern";
+  era?: "auto" | "legacy" | "modern" | undefined;
   /**
    * Which of MCP's HTTP transports to speak. `"auto"` (default): Streamable HTTP, and the deprecated HTTP+SSE
    * transport of MCP 2024-11-05 when the server refuses the POST of `initialize` with 400, 404 or 405 (without a
@@ -2197,14 +2197,14 @@ export interface McpClientOptions {
    * their own answers); so is a JSON-RPC response or error without an id to tell (`"id": null`, a message the server
    * could not read), unless one call alone waits, whatever `listen()` does. From a page the server's CORS must allow the GET and the endpoint's POSTs.
    */
-  transport?: "auto" | "streamable-http" | "sse";
+  transport?: "auto" | "streamable-http" | "sse" | undefined;
   /**
    * The least severe server log messages wanted (`onLog`): asked with `logging/setLevel` after `initialize` (of
    * a server that declares `logging`; best effort), or in every request's `_meta` with 2026-07-28, whose servers
    * send none for a request that does not ask. Default: the server's own choice (2025 revisions), none
    * (2026-07-28).
    */
-  logLevel?: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+  logLevel?: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency" | undefined;
   /**
    * Check each tool's `structuredContent` against the `outputSchema` it was listed with (default `true`, as
    * MCP asks of clients): a result that breaks it, or that has none, rejects `callTool` with `PROTOCOL`,
@@ -2215,7 +2215,7 @@ export interface McpClientOptions {
    * conditionals, local `$ref`s); `pattern` and `format` are not, and a document too large or deep to check within
    * the checker's bounds is accepted. Not while the server has announced a changed tool list not listed since.
    */
-  validateStructuredContent?: boolean;
+  validateStructuredContent?: boolean | undefined;
   /**
    * Listen on the server's standalone stream ({@link McpClient.listen}) after every handshake that succeeds:
    * `connect()`, a hub's first use of the server, a session renewed after the server forgot it (default
@@ -2229,7 +2229,7 @@ export interface McpClientOptions {
    * does not keep the client: one freed (or let go) without `close()` stops listening within about a second
    * (its fetch aborted, `onEnd` not called).
    */
-  listen?: boolean | { onEnd?: (end: McpClientListenEnd) => void | Promise<unknown> };
+  listen?: boolean | { onEnd?: ((end: McpClientListenEnd) => void | Promise<unknown>) | undefined } | undefined;
   /**
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
@@ -2276,7 +2276,7 @@ export interface McpClientOptions {
    * too), or the stream it came on was given up (its call timed out or was aborted, `close()`). A thrown
    * error's `data` (as the SDK's `McpError` has it) is sent along with its `code` and `message`.
    */
-  onRequest?: (request: { method: string; params: JsonValue }, context: McpRequestContext) => McpRequestHandlerResult | PromiseLike<McpRequestHandlerResult>;
+  onRequest?: ((request: { method: string; params: JsonValue }, context: McpRequestContext) => McpRequestHandlerResult | PromiseLike<McpRequestHandlerResult>) | undefined;
   /**
    * Asked for new headers when a request meets HTTP 401 (an expired access token; a notification, `listen()`'s
    * stream, the resumption of a dropped stream and the answer to a server request too), or HTTP 403 whose challenge says
@@ -2290,8 +2290,8 @@ export interface McpClientOptions {
    * (as for `headers`: `Mcp-Session-Id`, `MCP-Protocol-Version`...), `INVALID_OPTIONS`.
    * Requests that meet a 401 together each ask: share one refresh under way. Not with `oauth`, which is this hook.
    */
-  onUnauthorized?: (info: { status: 401 | 403; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null; retried?: 401 }) =>
-    Record<string, string> | null | undefined | Promise<Record<string, string> | null | undefined>;
+  onUnauthorized?: ((info: { status: 401 | 403; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null; retried?: 401 }) =>
+    Record<string, string> | null | undefined | Promise<Record<string, string> | null | undefined>) | undefined;
   /**
    * OAuth 2.1 as MCP's authorization specifies it (2025-03-26 to 2025-11-25): on a 401 the client discovers
    * the server's authorization server (protected resource metadata, RFC 9728; authorization server metadata,
@@ -2336,7 +2336,7 @@ export interface McpClientOptions {
    * refused discovery the rule in `oauthRefused`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.
    */
-  oauth?: McpOAuthOptions;
+  oauth?: McpOAuthOptions | undefined;
 }
 
 /** What OAuth keeps between sessions: the registration and the tokens (the token endpoint's answer), and whose they are. */
@@ -2346,8 +2346,8 @@ export interface McpOAuthSaved {
    * the client and tokens are taken for the authorization server the MCP server names at the next discovery, and a
    * refresh token or client secret goes there: keep what `onSaved` gives whole, or pin `issuer`.
    */
-  issuer?: string | null;
-  client?: { client_id: string; client_secret?: string; token_endpoint_auth_method?: string } | null;
+  issuer?: string | null | undefined;
+  client?: { client_id: string; client_secret?: string | undefined; token_endpoint_auth_method?: string | undefined } | null | undefined;
   /**
    * The token endpoint's answer: only Bearer tokens are taken (any case; a `token_type` left out, which RFC 6749
    * requires, is taken as Bearer, another type is an `UNAUTHORIZED` error at `"token"`, and in `saved` is dropped: the
@@ -2356,7 +2356,7 @@ export interface McpOAuthSaved {
    * its expiry: the 401 an expired one meets spends the refresh token). The scopes asked for are its `scope` when it
    * names none.
    */
-  tokens?: { access_token: string; refresh_token?: string; token_type?: string; expires_in?: number; scope?: string; [field: string]: JsonValue | undefined } | null;
+  tokens?: { access_token: string; refresh_token?: string | undefined; token_type?: string | undefined; expires_in?: number | undefined; scope?: string | undefined; [field: string]: JsonValue | undefined } | null | undefined;
   /**
    * The MCP server the tokens are for, its URL as `new URL()` writes it. Restored into a client of another server
    * (its URL otherwise than a trailing slash), the tokens are dropped and the client kept: keep `saved` per server.
@@ -2364,7 +2364,7 @@ export interface McpOAuthSaved {
    * the authorization server the tokens are from, and the refresh token gets one for this server (without a refresh
    * token the user signs in again).
    */
-  server?: string | null;
+  server?: string | null | undefined;
 }
 
 /** `McpClientOptions.oauth`. */
@@ -2375,7 +2375,7 @@ export interface McpOAuthOptions {
    * app's own scheme (`com.example.app:/cb`), without a fragment; a `javascript:`, `data:`, `file:`, `blob:` or `about:`
    * URL, or plain http to another host, is `INVALID_OPTIONS`.
    */
-  redirectUrl?: string;
+  redirectUrl?: string | undefined;
   /**
    * Takes the user to `url` (a popup, a new tab, the system browser from a CLI) and resolves to the URL the
    * authorization server sent them back to (the redirect URI with `code` and `state`, or just its query); the
@@ -2386,30 +2386,30 @@ export interface McpOAuthOptions {
    * given up with them: it runs to its end (within 60 s), what it brings is kept and given to `onSaved`, and the next
    * 401 waits for it and uses it. Required but with `client_credentials`.
    */
-  authorize?: (request: { url: string; state: string; scope: string | null; signal: Signal }) => string | Promise<string>;
+  authorize?: ((request: { url: string; state: string; scope: string | null; signal: Signal }) => string | Promise<string>) | undefined;
   /**
    * `"authorization_code"` (the default: a user authorizes) or `"client_credentials"` (RFC 6749 4.4: the client
    * acts for itself, a service or a job, with `clientId` and `clientSecret`; no user, no `authorize`).
    */
-  grantType?: "authorization_code" | "client_credentials";
+  grantType?: "authorization_code" | "client_credentials" | undefined;
   /**
    * A client registered beforehand with the authorization server: tied to the first one the server names (a server
    * that names another later is an `UNAUTHORIZED` error at `"discovery"`, its secret is not sent there), or to the
    * `saved` issuer when `saved.client` is this client. `saved` tokens of another client, from an authorization server
    * the server no longer names, are dropped, and the user is asked with this client.
    */
-  clientId?: string;
+  clientId?: string | undefined;
   /** The secret of the client `clientId` names: without `clientId`, `INVALID_OPTIONS`. */
-  clientSecret?: string;
+  clientSecret?: string | undefined;
   /**
    * The HTTPS URL of this client's metadata document: its `client_id` where the server supports them. An https URL with
    * a path, without a fragment, dot segments or credentials (Client ID Metadata Documents); another is `INVALID_OPTIONS`.
    */
-  clientMetadataUrl?: string;
+  clientMetadataUrl?: string | undefined;
   /** RFC 7591 fields for dynamic registration, over toolwire's (`client_name: "toolwire"`, `redirect_uris`, ...). */
-  clientMetadata?: Record<string, JsonValue>;
+  clientMetadata?: Record<string, JsonValue> | undefined;
   /** Scopes to ask for when the server's challenge and its metadata name none. */
-  scope?: string;
+  scope?: string | undefined;
   /**
    * The issuer identifier of the authorization server to use, and no other (compared as RFC 8414 asks, a trailing
    * slash aside): the one of the server's `authorization_servers` that it is; a server naming only others, or (without
@@ -2417,7 +2417,7 @@ export interface McpOAuthOptions {
    * "issuer-mismatch"` before any refresh token, registration, code or secret is sent. `saved` credentials of another
    * issuer are not used. Not an http(s) URL: `INVALID_OPTIONS`.
    */
-  issuer?: string;
+  issuer?: string | undefined;
   /**
    * What `onSaved` was given last time: sent from the first request on (tokens), reused (client). A saved access token
    * that cannot be sent in a header (not visible ASCII: a line break, a space, a control or non-ASCII character) is
@@ -2425,9 +2425,9 @@ export interface McpOAuthOptions {
    * Not an object, or a `client` or `tokens` that is not an object (nor null), or an `issuer` that is not a string
    * (nor null), say a part kept as a JSON string: `INVALID_OPTIONS` naming it.
    */
-  saved?: McpOAuthSaved;
+  saved?: McpOAuthSaved | undefined;
   /** Told the registration and tokens whenever they change, to keep them (they are credentials: store them as such). */
-  onSaved?: (saved: McpOAuthSaved) => void | Promise<unknown>;
+  onSaved?: ((saved: McpOAuthSaved) => void | Promise<unknown>) | undefined;
 }
 
 /** A client request, as a server request that came for it names it ({@link McpRequestContext.related}). */
@@ -2569,14 +2569,14 @@ export type McpRequestHandlerResult = object | JsonValue;
  */
 export interface McpCallOptions {
   /** This request's timeout in ms, over the client's `timeoutMs`: a positive integer up to 2^53 - 1, or `Infinity` for none. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** With `onProgress`: each progress notification starts `timeoutMs` again (it then times out without progress). */
-  resetTimeoutOnProgress?: boolean;
+  resetTimeoutOnProgress?: boolean | undefined;
   /**
    * Ends the call after this many ms whatever its progress (`TIMEOUT`), over all of a 2026-07-28 call's
    * `input_required` rounds: up to 2^53 - 1, `Infinity` for no such bound.
    */
-  maxTotalTimeoutMs?: number;
+  maxTotalTimeoutMs?: number | undefined;
   /**
    * Aborts the call (`ABORTED`, at once): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
    * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
@@ -2584,7 +2584,7 @@ export interface McpCallOptions {
    * cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}); a request the server refused (401, or 403 for
    * scopes) and still waiting for `oauth` / `onUnauthorized` is not cancelled: the server never took it.
    */
-  signal?: Signal;
+  signal?: Signal | undefined;
   /**
    * Each progress notification of the call, found by its `progressToken` (as the MCP SDK routes it: the integer
    * token the client made, or that integer written as a string, `"1"` for `1`, as a server whose schema has a
@@ -2592,7 +2592,7 @@ export interface McpCallOptions {
    * call's; never `onNotification`'s. A throw or a rejected promise is reported on `console.error`, and the call
    * goes on.
    */
-  onProgress?: (progress: McpProgress) => void | Promise<unknown>;
+  onProgress?: ((progress: McpProgress) => void | Promise<unknown>) | undefined;
   /**
    * Keys added to the request's `params._meta` (the SDK's `_meta` on a request), over those `params` carry, with
    * the `progressToken` that `onProgress` makes: a key the client sets itself (`progressToken`,
@@ -2600,7 +2600,7 @@ export interface McpCallOptions {
    * `INVALID_OPTIONS` before anything is sent. A task-run tool's call carries it (not its `tasks/*` polls);
    * `listAll` sends it with every page.
    */
-  meta?: JsonObject;
+  meta?: JsonObject | undefined;
 }
 
 /**
@@ -2705,7 +2705,7 @@ export class McpClient {
    * Its options are `timeoutMs` and `signal`: any other key (a call's `onProgress`, `meta`...) is `INVALID_OPTIONS`
    * naming those two.
    */
-  connect(options?: { timeoutMs?: number; signal?: Signal }): Promise<void>;
+  connect(options?: { timeoutMs?: number | undefined; signal?: Signal | undefined }): Promise<void>;
   /**
    * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection: see
    * the `listen` option to have it after every connection, as the official SDK's client has it):
@@ -2824,7 +2824,7 @@ export class McpClient {
    * `notifications/progress` for a server request `onRequest` is answering may be sent, and `notifications/tasks/status`
    * (a client's as well as a server's in 2025-11-25). `params` must be an object or absent (`INVALID_INPUT`).
    */
-  notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: Signal; meta?: JsonObject }): Promise<void>;
+  notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number | undefined; signal?: Signal | undefined; meta?: JsonObject | undefined }): Promise<void>;
   /**
    * Every item of a paginated list, over all its pages, as `listTools()` lists the tools (at most `maxPages`
    * pages and `maxTools` items, stopping on a repeated cursor, from the first page again when the session is
@@ -2925,7 +2925,7 @@ export interface McpServerConfig extends McpClientOptions {
  */
 export interface McpHubOptions {
   /** Default HTTP function for every server. */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /**
    * Permission policy checked before every call. Without one every call is allowed (and `confirm` is never
    * asked); with one, `request(server, "tools/call", …)` is `INVALID_INPUT` (it would go around the policy: call
@@ -2947,7 +2947,7 @@ export interface McpHubOptions {
    * a server lists more than once (each repeat has a name of its own) is judged on the most cautious of its repeats'
    * hints, whichever name is called.
    */
-  policy?: PermissionPolicyConfig | PermissionPolicy;
+  policy?: PermissionPolicyConfig | PermissionPolicy | undefined;
   /**
    * Answers the policy's "ask": return or resolve `true` (exactly: not `"yes"`, not 1) to proceed. Anything
    * else denies (`PERMISSION_DENIED`, `decision: "ask"`), and what is not a boolean is named in the message
@@ -2965,7 +2965,7 @@ export interface McpHubOptions {
    * answer is awaited: the call then rejects with `ABORTED` at once, and a dialog still open can be closed. A
    * call whose `signal` is aborted already is `ABORTED` without asking.
    */
-  confirm?: (providerName: string, args: JsonObject, call: McpConfirmCall) => boolean | Promise<boolean>;
+  confirm?: ((providerName: string, args: JsonObject, call: McpConfirmCall) => boolean | Promise<boolean>) | undefined;
 }
 
 /** What {@link McpHubOptions.confirm} is told about the call it is asked about. */
@@ -2987,10 +2987,10 @@ export interface McpHubListOptions {
    * without it, `INVALID_OPTIONS`). `selectedServers` without `mode` is "manual" (those servers only); with
    * `mode: "auto"` it is not read. A key not named here is `INVALID_OPTIONS`, with the one meant.
    */
-  mode?: "auto" | "manual";
-  selectedServers?: string[];
+  mode?: "auto" | "manual" | undefined;
+  selectedServers?: string[] | undefined;
   /** `false`: tools are off, the result is empty. */
-  enabled?: boolean;
+  enabled?: boolean | undefined;
   /**
    * How long each server may take, its connection included (default 30 000, or the server's shorter
    * `timeoutMs`): one that takes longer is a `TIMEOUT` in `errors`, and the others' tools do not wait for it. Its
@@ -2999,7 +2999,7 @@ export interface McpHubListOptions {
    * `oauth` or `onUnauthorized` has its own `timeoutMs` (the time a user has to sign in).
    * `Infinity`: each server within its own `timeoutMs` only.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /**
@@ -3030,7 +3030,7 @@ export interface McpHubCallOptions extends McpCallOptions {
    * `tools(provider)` (`UNKNOWN_TOOL_NAME` when `tools()` was never called for it). Absent: the last `tools()`'s.
    * `"ollama"`, named by OpenAI's rule, has a map of its own (an OpenAI model with a local fallback keeps both).
    */
-  provider?: ProviderName;
+  provider?: ProviderName | undefined;
 }
 
 /** Several MCP servers behind one set of provider tools. */
@@ -3157,7 +3157,7 @@ export class McpHub {
   request<M extends keyof McpRequestResults>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /** {@link McpClient.notify} on one server, connecting it first if needed. Errors carry `server`. */
-  notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: Signal; meta?: JsonObject }): Promise<void>;
+  notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number | undefined; signal?: Signal | undefined; meta?: JsonObject | undefined }): Promise<void>;
   /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
   listAll<M extends McpListMethod>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
   /**

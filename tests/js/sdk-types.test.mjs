@@ -15,6 +15,14 @@ test("outputs type-check against the official provider SDK types", () => {
   assert.equal(r.status, 0, `tsc -p tests/ts\n${r.stdout}${r.stderr}`);
 });
 
+test("under exactOptionalPropertyTypes, the MCP SDK's tools and results and options that may be undefined are taken", () => {
+  // tests/ts/exact: the SDK writes optional fields `?: T | undefined`, which the flag refuses where toolwire's
+  // input types say `?: T`.
+  const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
+  const r = spawnSync(process.execPath, [tsc, "-p", join(repo, "tests", "ts", "exact")], { encoding: "utf8" });
+  assert.equal(r.status, 0, `tsc -p tests/ts/exact\n${r.stdout}${r.stderr}`);
+});
+
 test("the check can fail: a wrong shape is rejected by the SDK types", () => {
   // Guards against a tsconfig that silently checks nothing (e.g. `any` leaking in).
   const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
