@@ -1699,7 +1699,8 @@ export interface ToolResultOptions {
   /**
    * The most image and document bytes (decoded) sent in one result, or in one call of {@link toolResultMessages} for
    * all its results (one request). Past it they are described instead, e.g. `[Image: image/png, 3.8 MB (not sent:
-   * over the 18 MB of images and documents Anthropic takes a request)]`. Default: OpenAI 50 MB; Anthropic 18 MB (24 MB
+   * over the 18 MB of images and documents Anthropic takes a request)]`; past a budget given here, `(not sent: over the
+   * 100 KB of images and documents of maxMediaBytes)`. Default: OpenAI 50 MB; Anthropic 18 MB (24 MB
    * of base64, three quarters of its 32 MB request); Gemini and Vertex AI 15 MB (20 MB of base64); Bedrock 75 MB, and
    * at most 20 images and 5 documents. `Infinity` for no budget.
    */

@@ -611,18 +611,21 @@ pub(crate) struct Media {
     documents: usize,
     /// The budget in bytes, as the placeholder names it.
     limit: usize,
+    /// Whether the budget is the caller's (`max_media_bytes`), which the placeholder names
+    /// rather than the provider.
+    caller: bool,
 }
 
 impl Media {
     fn new(format: ResultFormat, opts: &ResultOptions) -> Self {
         let limit = opts.max_media_bytes.unwrap_or(format.max_media_bytes());
         let (images, documents) = format.max_media_count();
-        Self { bytes: limit, images, documents, limit }
+        Self { bytes: limit, images, documents, limit, caller: opts.max_media_bytes.is_some() }
     }
 
     /// No budget (for text alone, which sends no media).
     fn none() -> Self {
-        Self { bytes: usize::MAX, images: usize::MAX, documents: usize::MAX, limit: usize::MAX }
+        Self { bytes: usize::MAX, images: usize::MAX, documents: usize::MAX, limit: usize::MAX, caller: false }
     }
 
     /// Takes `bytes` of an image (or a document) from what is left, or says why it cannot.
@@ -637,7 +640,11 @@ impl Media {
             });
         }
         if bytes > self.bytes {
-            return Err(format!("over the {} of images and documents {label} takes a request", size_text(self.limit)));
+            let limit = size_text(self.limit);
+            return Err(match self.caller {
+                true => format!("over the {limit} of images and documents of maxMediaBytes"),
+                false => format!("over the {limit} of images and documents {label} takes a request"),
+            });
         }
         *count -= 1;
         self.bytes -= bytes;
@@ -3475,7 +3482,25 @@ mod tests {
     fn small_budgets_are_named() {
         let r = result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}]));
         let m = message(&r, ResultFormat::Anthropic, ResultOptions { max_media_bytes: Some(50), ..ResultOptions::default() });
-        assert_eq!(m["content"][0]["text"], "[Image: image/png, 70 bytes (not sent: over the 50 bytes of images and documents Anthropic takes a request)]");
+        assert_eq!(m["content"][0]["text"], "[Image: image/png, 70 bytes (not sent: over the 50 bytes of images and documents of maxMediaBytes)]");
+    }
+
+    /// A budget the caller set (`maxMediaBytes`) is named as the option's, not as what the
+    /// provider takes (Anthropic takes 18 MB, not 50 bytes); the provider's own is named as its.
+    #[test]
+    fn a_callers_media_budget_names_the_option() {
+        let r = result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}, {"type":"image","data":PNG,"mimeType":"image/png"}]));
+        let one = ResultOptions { max_media_bytes: Some(decode_base64(PNG).len()), ..ResultOptions::default() };
+        let text = "[Image: image/png, 70 bytes (not sent: over the 70 bytes of images and documents of maxMediaBytes)]";
+        assert_eq!(message(&r, ResultFormat::Anthropic, one)["content"][1]["text"], text);
+        assert_eq!(message(&r, ResultFormat::Bedrock, one)["toolResult"]["content"][1]["text"], text);
+        let gemini = message(&r, ResultFormat::Gemini, ResultOptions { multimodal: true, ..one });
+        assert_eq!(gemini["functionResponse"]["response"]["output"], text);
+        // Across one turn's results too.
+        let calls = [CallRef { id: Some("a".into()), ..call() }, CallRef { id: Some("b".into()), ..call() }];
+        let one_each = [result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}])), result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}]))];
+        let ms = tool_result_messages(&calls, &one_each, ResultFormat::Anthropic, &one).unwrap();
+        assert_eq!(ms[1]["content"][0]["text"], text);
     }
 
     /// A `data:` URL is bytes, not a name; a long name is cut, its extension kept.
