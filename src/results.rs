@@ -554,11 +554,24 @@ impl ResultFormat {
         }
     }
 
+    /// The most document bytes (decoded) one request takes, all its documents together: OpenAI's
+    /// 32 MB ("Up to 100 pages and 32MB of total content in a single request", across its file
+    /// inputs: File inputs guide), shared by the documents of a result, or of one call of
+    /// [`tool_result_messages`]. Elsewhere documents share the media budget alone
+    /// ([`Self::max_media_bytes`]).
+    const fn max_request_document_bytes(self) -> usize {
+        match self {
+            Self::OpenAi | Self::OpenAiResponses | Self::Ollama => 32_000_000,
+            Self::Anthropic | Self::Gemini | Self::Vertex | Self::Bedrock => usize::MAX,
+        }
+    }
+
     /// The largest document, in decoded bytes, the provider takes inline in a tool result.
     pub const fn max_document_bytes(self) -> usize {
         match self {
             // "Up to 100 pages and 32MB of total content in a single request" (OpenAI, File
-            // inputs guide).
+            // inputs guide): the most one document can be; documents together are held to it
+            // too ([`Self::max_request_document_bytes`]).
             Self::OpenAi | Self::OpenAiResponses | Self::Ollama => 32_000_000,
             // A request of 32 MB ("Maximum request size", Anthropic PDF support), base64 included:
             // its media budget, three quarters of it (see `max_media_bytes`).
@@ -609,6 +622,8 @@ pub(crate) struct Media {
     bytes: usize,
     images: usize,
     documents: usize,
+    /// Document bytes left of what a request takes of them ([`ResultFormat::max_request_document_bytes`]).
+    document_bytes: usize,
     /// The budget in bytes, as the placeholder names it.
     limit: usize,
     /// Whether the budget is the caller's (`max_media_bytes`), which the placeholder names
@@ -620,12 +635,13 @@ impl Media {
     fn new(format: ResultFormat, opts: &ResultOptions) -> Self {
         let limit = opts.max_media_bytes.unwrap_or(format.max_media_bytes());
         let (images, documents) = format.max_media_count();
-        Self { bytes: limit, images, documents, limit, caller: opts.max_media_bytes.is_some() }
+        let document_bytes = format.max_request_document_bytes();
+        Self { bytes: limit, images, documents, document_bytes, limit, caller: opts.max_media_bytes.is_some() }
     }
 
     /// No budget (for text alone, which sends no media).
     fn none() -> Self {
-        Self { bytes: usize::MAX, images: usize::MAX, documents: usize::MAX, limit: usize::MAX, caller: false }
+        Self { bytes: usize::MAX, images: usize::MAX, documents: usize::MAX, document_bytes: usize::MAX, limit: usize::MAX, caller: false }
     }
 
     /// Takes `bytes` of an image (or a document) from what is left, or says why it cannot.
@@ -646,8 +662,14 @@ impl Media {
                 false => format!("over the {limit} of images and documents {label} takes a request"),
             });
         }
+        if document && bytes > self.document_bytes {
+            return Err(format!("over the {} of documents {label} takes a request", size_text(format.max_request_document_bytes())));
+        }
         *count -= 1;
         self.bytes -= bytes;
+        if document {
+            self.document_bytes -= bytes;
+        }
         Ok(())
     }
 }
@@ -2832,6 +2854,35 @@ mod tests {
              [Resource: file:///b (application/pdf), not sent: invalid base64 data]\n\
              [Resource: file:///c.pdf (application/pdf), 6 bytes, not sent: the bytes are not a PDF file]"
         );
+    }
+
+    /// Responses takes 32 MB of documents a request, all of them together: a document that would
+    /// take a result's (or a turn's) documents past it is described, not sent.
+    #[test]
+    fn responses_documents_share_32_mb_a_request() {
+        // "%PDF-1" and zeros: 20 MB.
+        let pdf = format!("JVBERi0x{}", "A".repeat((20_000_000 - 6) / 3 * 4));
+        let blob = |uri: &str| json!({"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":pdf}});
+        let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        let r = result(json!([blob("file:///a.pdf"), blob("file:///b.pdf")]));
+        let m = message(&r, ResultFormat::OpenAiResponses, multimodal);
+        let out = m["output"].as_array().unwrap();
+        assert_eq!(out.iter().filter(|p| p["type"] == "input_file").count(), 1);
+        assert_eq!(
+            out.last().unwrap()["text"],
+            "[Resource: file:///b.pdf (application/pdf), 20 MB, not sent: over the 32 MB of documents OpenAI takes a request]"
+        );
+        // Across one turn's results too.
+        let calls = [CallRef { id: Some("a".into()), ..call() }, CallRef { id: Some("b".into()), ..call() }];
+        let results = [result(json!([blob("file:///a.pdf")])), result(json!([blob("file:///b.pdf")]))];
+        let ms = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &multimodal).unwrap();
+        assert_eq!(ms[0]["output"][1]["type"], "input_file");
+        assert_eq!(ms[1]["output"], "[Resource: file:///b.pdf (application/pdf), 20 MB, not sent: over the 32 MB of documents OpenAI takes a request]");
+        // Documents within it together are all sent.
+        let small = format!("JVBERi0x{}", "A".repeat((10_000_000 - 6) / 3 * 4));
+        let small = |uri: &str| json!({"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":small}});
+        let m = message(&result(json!([small("file:///a.pdf"), small("file:///b.pdf"), small("file:///c.pdf")])), ResultFormat::OpenAiResponses, multimodal);
+        assert_eq!(m["output"].as_array().unwrap().iter().filter(|p| p["type"] == "input_file").count(), 3);
     }
 
     /// Office files go to Bedrock (and Responses) as documents; other providers say they take
