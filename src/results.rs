@@ -173,7 +173,7 @@ impl ResultFormat {
     pub const fn max_image_side(self) -> Option<u32> {
         match self {
             // Anthropic's vision guide rejects images over 8000 px a side (2000 px when a request
-            // holds over 20 images, which one result cannot know); a full-page screenshot over it is
+            // holds over 20 images: [`Self::many_images`]); a full-page screenshot over it is
             // a 400 ("At least one of the image dimensions exceed max allowed size: 8000 pixels")
             // that stays in the conversation (github.com/anthropics/claude-code/issues/5147).
             Self::Anthropic => Some(8000),
@@ -181,6 +181,18 @@ impl ResultFormat {
             Self::Bedrock => Some(8000),
             // OpenAI scales large images down; Gemini's documents no limit in pixels.
             Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex | Self::Ollama => None,
+        }
+    }
+
+    /// Over how many images in one request the provider takes smaller ones, and the longest side,
+    /// in pixels, it then takes: Anthropic's 2000 px in a request of over 20 images ("At least one
+    /// of the image dimensions exceed max allowed size for many-image requests: 2000 pixels",
+    /// anthropics/claude-code#49537). Claude on Bedrock takes 20 images a request at most
+    /// ([`Self::max_media_count`]).
+    const fn many_images(self) -> Option<(usize, u32)> {
+        match self {
+            Self::Anthropic => Some((20, 2000)),
+            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex | Self::Bedrock | Self::Ollama => None,
         }
     }
 
@@ -215,10 +227,11 @@ pub struct ResultOptions {
     /// ([`ResultFormat::max_media_bytes`]). Media past it are described instead.
     pub max_media_bytes: Option<usize>,
     /// The longest side, in pixels, of an image sent; `None` for the provider's
-    /// ([`ResultFormat::max_image_side`]). Anthropic takes 2000 px, not 8000, in a request of
-    /// over 20 images, which only the caller knows ("At least one of the image dimensions exceed
-    /// max allowed size for many-image requests: 2000 pixels", anthropics/claude-code #49537). A
-    /// larger image is described instead.
+    /// ([`ResultFormat::max_image_side`]). A larger image is described instead. Anthropic takes
+    /// 2000 px, not 8000, in a request of over 20 images ([`ResultFormat::many_images`]): the
+    /// images of one result, or of one call of [`tool_result_messages`], are held to it when they
+    /// are over 20 (or to this, when smaller); those of the conversation's earlier messages only the
+    /// caller knows, who passes 2000 then.
     pub max_image_side: Option<u32>,
 }
 
@@ -629,6 +642,11 @@ pub(crate) struct Media {
     /// Whether the budget is the caller's (`max_media_bytes`), which the placeholder names
     /// rather than the provider.
     caller: bool,
+    /// Images taken.
+    images_sent: usize,
+    /// Whether the request holds more images than the provider takes at full size
+    /// ([`ResultFormat::many_images`]): images are held to the smaller side it then takes.
+    many_images: bool,
 }
 
 impl Media {
@@ -636,12 +654,34 @@ impl Media {
         let limit = opts.max_media_bytes.unwrap_or(format.max_media_bytes());
         let (images, documents) = format.max_media_count();
         let document_bytes = format.max_request_document_bytes();
-        Self { bytes: limit, images, documents, document_bytes, limit, caller: opts.max_media_bytes.is_some() }
+        Self { bytes: limit, images, documents, document_bytes, limit, caller: opts.max_media_bytes.is_some(), images_sent: 0, many_images: false }
     }
 
     /// No budget (for text alone, which sends no media).
     fn none() -> Self {
-        Self { bytes: usize::MAX, images: usize::MAX, documents: usize::MAX, document_bytes: usize::MAX, limit: usize::MAX, caller: false }
+        Self {
+            bytes: usize::MAX,
+            images: usize::MAX,
+            documents: usize::MAX,
+            document_bytes: usize::MAX,
+            limit: usize::MAX,
+            caller: false,
+            images_sent: 0,
+            many_images: false,
+        }
+    }
+
+    /// What [`write`](Self::within) writes with a request's budget: written again, its images held
+    /// to the provider's many-image side, when the images it sent are more than the provider
+    /// takes at full size ([`ResultFormat::many_images`]). Images described the second time may
+    /// leave 20 or fewer sent: held to the smaller side all the same, which the request takes.
+    fn within<T>(format: ResultFormat, opts: &ResultOptions, mut write: impl FnMut(&mut Self) -> Result<T>) -> Result<T> {
+        let mut media = Self::new(format, opts);
+        let out = write(&mut media)?;
+        match format.many_images() {
+            Some((count, _)) if media.images_sent > count => write(&mut Self { many_images: true, ..Self::new(format, opts) }),
+            _ => Ok(out),
+        }
     }
 
     /// Takes `bytes` of an image (or a document) from what is left, or says why it cannot.
@@ -669,6 +709,8 @@ impl Media {
         self.bytes -= bytes;
         if document {
             self.document_bytes -= bytes;
+        } else {
+            self.images_sent += 1;
         }
         Ok(())
     }
@@ -842,7 +884,10 @@ impl<'o> Builder<'o> {
                 return Err(NotSent { detail: None, reason: format!("{} takes {}", format.label(), format.image_format_names()) });
             }
         }
-        let side = self.opts.max_image_side.or(format.max_image_side());
+        let own = self.opts.max_image_side.or(format.max_image_side());
+        // In a request of many images, the provider's smaller side where it is under that.
+        let many = format.many_images().filter(|_| self.media.many_images).filter(|&(_, side)| own.is_none_or(|own| own > side));
+        let side = many.map(|(_, side)| side).or(own);
         checked.and_then(|ok| within_side(ok, side)).map_err(|problem| match problem {
             ImageProblem::Empty => NotSent { detail: None, reason: "empty image".owned() },
             ImageProblem::InvalidBase64 => NotSent { detail: None, reason: "invalid base64 data".owned() },
@@ -853,9 +898,10 @@ impl<'o> Builder<'o> {
             },
             ImageProblem::TooLong { width, height, limit } => NotSent {
                 detail: Some(format!("{width}x{height} px")),
-                reason: match self.opts.max_image_side {
-                    Some(_) => format!("over the {limit} px a side of maxImageSide"),
-                    None => format!("{} takes at most {limit} px a side", format.label()),
+                reason: match (many, self.opts.max_image_side) {
+                    (Some((count, _)), _) => format!("{} takes at most {limit} px a side in a request of over {count} images", format.label()),
+                    (None, Some(_)) => format!("over the {limit} px a side of maxImageSide"),
+                    (None, None) => format!("{} takes at most {limit} px a side", format.label()),
                 },
             },
         })
@@ -1739,7 +1785,6 @@ fn parallel_of(v: &Value) -> Result<Option<Parallel>> {
 /// `INVALID_INPUT`: the API takes one output for the wrapper, of all its results, which
 /// [`tool_result_messages`] writes.
 pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions) -> Result<Value> {
-    let (media, names) = (&mut Media::new(format, opts), &mut Vec::new());
     match &call.parallel {
         Some(p) if format == ResultFormat::OpenAiResponses => {
             if p.count > 1 {
@@ -1755,9 +1800,9 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                     ),
                 ));
             }
-            wrapper_output(p, &[(call, result)], opts, media, names)
+            Media::within(format, opts, |media| wrapper_output(p, &[(call, result)], opts, media, &mut Vec::new()))
         }
-        _ => message(call, result, format, opts, media, names),
+        _ => Media::within(format, opts, |media| message(call, result, format, opts, media, &mut Vec::new())),
     }
 }
 
@@ -2155,10 +2200,14 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
         let (c, r) = (calls.len(), results.len());
         return Err(Error::new(ErrorCode::InvalidInput, format!("{c} calls but {r} results: one result for each call, in order")));
     }
+    // One request: one media budget.
+    Media::within(format, opts, |media| turn_messages(calls, results, format, opts, media))
+}
+
+/// [`tool_result_messages`] for as many results as calls, within `media`.
+fn turn_messages(calls: &[CallRef], results: &[CallToolResult], format: ResultFormat, opts: &ResultOptions, media: &mut Media) -> Result<Vec<Value>> {
     let mut messages = Vec::with_capacity(calls.len() + 1);
     let mut images: Vec<Value> = Vec::new();
-    // One request: one media budget.
-    let mut media = Media::new(format, opts);
     // One turn: Bedrock's document names unique across its results (numbered), as they are
     // across the conversation's turns (each named by its call's id, [`id_tag`]).
     let mut names = Vec::new();
@@ -2181,9 +2230,9 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
             Some(p) if format == ResultFormat::OpenAiResponses => {
                 let Some(group) = wrappers.remove(&p.id.as_deref()) else { continue };
                 let uses = wrapper_uses(p, calls, results, &group).map_err(at)?;
-                wrapper_output(p, &uses, opts, &mut media, &mut names).map_err(at)?
+                wrapper_output(p, &uses, opts, media, &mut names).map_err(at)?
             }
-            _ => message(call, result, format, opts, &mut media, &mut names).map_err(at)?,
+            _ => message(call, result, format, opts, media, &mut names).map_err(at)?,
         };
         match message {
             // OpenAI Chat's [tool, user]: the user message's parts wait for the end.
@@ -2714,6 +2763,43 @@ mod tests {
             let shot = result(json!([{"type":"image","data":b64(&bytes),"mimeType":mime}]));
             assert_eq!(message(&shot, ResultFormat::Bedrock, side(u32::MAX))["toolResult"]["content"][0]["image"]["format"], mime.trim_start_matches("image/"), "{mime}");
         }
+    }
+
+    /// Anthropic takes 2000 px a side in a request of over 20 images: when a result (or one turn's
+    /// results) sends more than 20, each is held to 2000 px, as to 8000 px otherwise, unless the
+    /// caller's side is smaller still.
+    #[test]
+    fn over_20_images_are_held_to_anthropics_2000_px() {
+        let big = b64(&headers(2500, 2500)[0].1);
+        let small = b64(&headers(1000, 1000)[0].1);
+        let image = |data: &str| json!({"type":"image","data":data,"mimeType":"image/png"});
+        let many = "[Image: image/png, 2500x2500 px (not sent: Anthropic takes at most 2000 px a side in a request of over 20 images)]";
+        // 20 images: sent at 2500 px.
+        let r = result(Value::Array(vec![image(&big); 20]));
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        assert!(m["content"].as_array().unwrap().iter().all(|b| b["type"] == "image"));
+        // 21: those over 2000 px are described, the others sent.
+        let mut blocks = vec![image(&big); 21];
+        blocks[0] = image(&small);
+        let m = message(&result(Value::Array(blocks)), ResultFormat::Anthropic, ResultOptions::default());
+        let content = m["content"].as_array().unwrap();
+        assert_eq!(content[0]["type"], "image");
+        assert_eq!(content[1]["text"], [many; 20].join("\n"));
+        // A caller's side over 2000 gives way to it; one under stays.
+        let m = message(&result(Value::Array(vec![image(&big); 21])), ResultFormat::Anthropic, ResultOptions { max_image_side: Some(4000), ..ResultOptions::default() });
+        assert_eq!(m["content"][0]["text"], [many; 21].join("\n"));
+        let m = message(&result(Value::Array(vec![image(&small); 21])), ResultFormat::Anthropic, ResultOptions { max_image_side: Some(500), ..ResultOptions::default() });
+        assert!(m["content"][0]["text"].as_str().unwrap().starts_with("[Image: image/png, 1000x1000 px (not sent: over the 500 px a side of maxImageSide)]"));
+        // Across one turn's results: 7 results of 3 images.
+        let calls: Vec<CallRef> = (0..7).map(|i| CallRef { id: Some(format!("c{i}")), ..call() }).collect();
+        let results: Vec<CallToolResult> = (0..7).map(|_| result(Value::Array(vec![image(&big); 3]))).collect();
+        let ms = tool_result_messages(&calls, &results, ResultFormat::Anthropic, &ResultOptions::default()).unwrap();
+        assert!(ms.iter().all(|m| m["content"][0]["text"] == [many; 3].join("\n")), "{ms:?}");
+        let ms = tool_result_messages(&calls[..6], &results[..6], ResultFormat::Anthropic, &ResultOptions::default()).unwrap();
+        assert!(ms.iter().all(|m| m["content"].as_array().unwrap().iter().all(|b| b["type"] == "image")));
+        // Elsewhere, no such limit.
+        let m = message(&result(Value::Array(vec![image(&big); 21])), ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["output"].as_array().unwrap().len(), 21);
     }
 
     #[test]
