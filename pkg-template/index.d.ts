@@ -1828,7 +1828,8 @@ export type ToolCallRef =
  * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB; Anthropic
  * and Bedrock 8000 px a side); any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger
  * than the 3.75 MB Bedrock takes inline)]`, `[Image: image/jpeg, 1280x9000 px (not sent: Anthropic takes at most
- * 8000 px a side)]`; an image or audio the message does not carry is `[Image: image/png (not sent: text only)]`,
+ * 8000 px a side)]`, `[Image: image/png (not sent: unreadable image data)]` where its header says no size or a side of
+ * 0 px; an image or audio the message does not carry is `[Image: image/png (not sent: text only)]`,
  * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`; an SVG image, which no provider takes as an
  * image, is its text (`[Image: image/svg+xml, as text]` and the SVG). Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's

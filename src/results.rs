@@ -266,6 +266,10 @@ pub enum ImageProblem {
     InvalidBase64,
     /// A format providers do not take (or unrecognisable bytes).
     Unsupported,
+    /// A format providers take whose header says no size, or a side of 0 px: bytes no decoder
+    /// reads (a truncated file, a signature alone), which Anthropic refuses with "Could not
+    /// process image", a 400 that stays in the conversation (anthropics/claude-code#15809).
+    Unreadable,
     /// Larger than the provider takes inline.
     TooLarge {
         /// The image's size, decoded.
@@ -457,11 +461,15 @@ fn dimensions(b64: &str, mime: &str) -> Option<(u32, u32)> {
     }
 }
 
-/// `img`, unless a side is longer than `limit` pixels.
+/// `img`, unless its header says no size or a side of 0 px, or a side is longer than `limit`
+/// pixels.
 fn within_side(img: CheckedImage, limit: Option<u32>) -> std::result::Result<CheckedImage, ImageProblem> {
-    match limit.and_then(|limit| Some((limit, dimensions(&img.data, img.mime_type)?))) {
-        Some((limit, (width, height))) if width > limit || height > limit => Err(ImageProblem::TooLong { width, height, limit }),
-        _ => Ok(img),
+    match dimensions(&img.data, img.mime_type) {
+        None | Some((0, _) | (_, 0)) => Err(ImageProblem::Unreadable),
+        Some((width, height)) => match limit {
+            Some(limit) if width > limit || height > limit => Err(ImageProblem::TooLong { width, height, limit }),
+            _ => Ok(img),
+        },
     }
 }
 
@@ -892,6 +900,7 @@ impl<'o> Builder<'o> {
             ImageProblem::Empty => NotSent { detail: None, reason: "empty image".owned() },
             ImageProblem::InvalidBase64 => NotSent { detail: None, reason: "invalid base64 data".owned() },
             ImageProblem::Unsupported => NotSent { detail: None, reason: "format not supported".owned() },
+            ImageProblem::Unreadable => NotSent { detail: None, reason: "unreadable image data".owned() },
             ImageProblem::TooLarge { bytes, limit } => NotSent {
                 detail: Some(over(bytes, limit).0),
                 reason: format!("larger than the {} {} takes inline", over(bytes, limit).1, format.label()),
@@ -2307,7 +2316,7 @@ mod tests {
     // 1x1 PNG
     const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     // JPEG magic, labelled PNG by a server
-    const JPEG: &str = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDA==";
+    const JPEG: &str = "/9j/4AAQSkZJRgABAQAAAQABAAD/wAALCAABAAEBAREA/9oACAEBAAA/AP/Z";
 
     fn result(v: Value) -> CallToolResult {
         CallToolResult::from_value(v).unwrap()
@@ -2483,9 +2492,10 @@ mod tests {
         ResultOptions { max_chars, ..ResultOptions::default() }
     }
 
-    /// A PNG of `n` zero bytes after its nine-byte signature, as base64.
+    /// A PNG of 9 + `n` bytes (`n` rounded down to threes, 15 at least): its signature and an
+    /// IHDR of 1x1 px, then zeros, as base64.
     fn png_of(n: usize) -> String {
-        format!("iVBORw0KGgoA{}", "A".repeat(n / 3 * 4))
+        format!("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB{}", "A".repeat((n / 3).saturating_sub(5) * 4))
     }
 
     /// `maxChars` bounds the structured JSON in Gemini's output and Bedrock's json block: over the
@@ -2735,14 +2745,53 @@ mod tests {
             let shot = result(json!([{"type":"image","data":b64(&bytes),"mimeType":mime}]));
             assert_eq!(message(&shot, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["type"], "image", "{mime}");
         }
-        // Where the header does not say (cut short, a JPEG without a frame header), the image goes.
+        // Where the header does not say (cut short, a JPEG without a frame header), no size.
         assert_eq!(dimensions(&b64(&headers(9000, 9000)[0].1[..20]), "image/png"), None);
         assert_eq!(dimensions(&b64(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2]), "image/jpeg"), None);
         assert_eq!(dimensions(&b64(&[0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF]), "image/jpeg"), None);
-        assert_eq!(dimensions(&png_of(30), "image/png"), Some((0, 0)));
+        assert_eq!(dimensions(&png_of(30), "image/png"), Some((1, 1)));
         assert_eq!(decode_at(&b64(b"0123456789"), 4, 5), b"45678");
         assert_eq!(decode_at(&b64(b"0123456789"), 8, 5), b"89");
         assert_eq!(decode_at(&b64(b"0123456789"), 20, 5), b"");
+    }
+
+    /// An image whose header says no size (a signature alone, a file cut short, a JPEG without a
+    /// frame header) or a side of 0 px is bytes no decoder reads: described, never sent, for every
+    /// provider (Anthropic refuses it, "Could not process image", and the refusal stays in the
+    /// conversation).
+    #[test]
+    fn unreadable_images_are_described() {
+        let png = headers(100, 100)[0].1.clone();
+        let mut zero = png.clone();
+        zero[16..24].fill(0);
+        let cases: [(&str, Vec<u8>); 7] = [
+            ("image/png", png[..8].to_vec()),
+            ("image/png", png[..20].to_vec()),
+            ("image/png", zero),
+            ("image/jpeg", [&[0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0][..], &[0; 24]].concat()),
+            ("image/gif", b"GIF89a".to_vec()),
+            ("image/webp", b"RIFF\0\0\0\0WEBP".to_vec()),
+            ("image/webp", b"RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0".to_vec()),
+        ];
+        let multimodal = ResultOptions { multimodal: true, image_message: true, ..ResultOptions::default() };
+        for (mime, bytes) in cases {
+            let r = result(json!([{"type":"image","data":b64(&bytes),"mimeType":mime}]));
+            let text = format!("[Image: {mime} (not sent: unreadable image data)]");
+            assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"], json!([{"type":"text","text":text}]), "{bytes:?}");
+            assert_eq!(message(&r, ResultFormat::Bedrock, multimodal)["toolResult"]["content"], json!([{"text":text}]), "{bytes:?}");
+            assert_eq!(message(&r, ResultFormat::OpenAiResponses, multimodal)["output"], text, "{bytes:?}");
+            if mime != "image/gif" {
+                assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["response"]["output"], text, "{bytes:?}");
+            }
+            assert_eq!(message(&r, ResultFormat::OpenAi, multimodal)["content"], text, "{bytes:?}");
+            // An embedded blob of it too.
+            let r = result(json!([{"type":"resource","resource":{"uri":"file:///s","mimeType":mime,"blob":b64(&bytes)}}]));
+            let text = format!("[Resource: file:///s ({mime}), {} bytes, not sent: unreadable image data]", bytes.len());
+            assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"], json!([{"type":"text","text":text}]), "{bytes:?}");
+        }
+        // A header alone with a size is read, and sent.
+        let r = result(json!([{"type":"image","data":b64(&png),"mimeType":"image/png"}]));
+        assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["type"], "image");
     }
 
     /// `max_image_side` replaces the provider's limit: Anthropic's 2000 px for a request of over

@@ -524,7 +524,7 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   // A result of that structuredContent alone is a result too (not refused as empty).
   assert.match(tw.toolResultMessage(call, { structuredContent: deep }, "openai").content, /^\[structuredContent nests deeper/);
   // A 4 MB PNG: over Anthropic's and Bedrock's limits, described instead.
-  const png = "iVBORw0KGgoA" + "A".repeat(Math.floor(4_000_000 / 3) * 4);
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" + "A".repeat((Math.floor(4_000_000 / 3) - 5) * 4); // 1x1 px by its header
   const shot = [{ type: "image", data: png, mimeType: "image/png" }];
   assert.deepEqual(tw.toolResultMessage(call, shot, "bedrock").toolResult.content,
     [{ text: "[Image: image/png, 4 MB (not sent: larger than the 3.75 MB Bedrock takes inline)]" }]);
@@ -585,7 +585,7 @@ test("toolResultMessages: the tool messages of parallel calls together, then one
 
 test("toolResultMessage: the images of a result are held to what one request takes (maxMediaBytes)", () => {
   const call = { id: "c1", name: "t" };
-  const png = "iVBORw0KGgoA" + "A".repeat(Math.floor(3_800_000 / 3) * 4);
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" + "A".repeat((Math.floor(3_800_000 / 3) - 5) * 4); // 1x1 px by its header
   const nine = { content: Array.from({ length: 9 }, () => ({ type: "image", data: png, mimeType: "image/png" })) };
   const m = tw.toolResultMessage(call, nine, "anthropic");
   assert.equal(m.content.filter((b) => b.type === "image").length, 4);
