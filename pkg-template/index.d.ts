@@ -1832,7 +1832,7 @@ export type ToolCallRef =
  * 0 px; an image or audio the message does not carry is `[Image: image/png (not sent: text only)]`,
  * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`; an SVG image, which no provider takes as an
  * image, is its text (`[Image: image/svg+xml, as text]` and the SVG). Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
- * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's
+ * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLS, XLSX, PPTX) and Gemini's
  * `parts` (those two with `multimodal`), within OpenAI 32 MB (all the documents of a request together), Anthropic
  * 18 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock 4.5 MB (a PDF is known by its `%PDF-` bytes under any type but `image/*` and text ones, e.g. `application/x-pdf`);
  * text (`text/*`, JSON, XML..., an SVG, which no provider takes as an image) decoded into the text in the charset its type

@@ -518,7 +518,8 @@ const ZIP: &[u8] = b"PK\x03\x04";
 /// source: anthropic-sdk-typescript `ToolResultBlockParam.content`, `Base64PDFSource`); Gemini 3
 /// a PDF in the function response's `parts` (Vertex AI, "multimodal function responses");
 /// Responses an `input_file` (openai-node `ResponseFunctionCallOutputItem`: PDFs, and the text of
-/// Office files); Bedrock a `document` block (its `DocumentFormat`: pdf, doc, docx, xls, xlsx,
+/// Office files; `.xls` among the spreadsheets it reads, "such as .xlsx, .xls, .csv, .tsv, and
+/// .iif", OpenAI File inputs guide); Bedrock a `document` block (its `DocumentFormat`: pdf, doc, docx, xls, xlsx,
 /// and csv, html, md, txt, which go as text here). Text formats are decoded into the text.
 static DOCS: [DocKind; 6] = [
     DocKind { mime: "application/pdf", ext: "pdf", magic: b"%PDF-", bedrock: Some("pdf"), responses: true },
@@ -532,7 +533,7 @@ static DOCS: [DocKind; 6] = [
     DocKind { mime: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", ext: "xlsx", magic: ZIP, bedrock: Some("xlsx"), responses: true },
     DocKind { mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation", ext: "pptx", magic: ZIP, bedrock: None, responses: true },
     DocKind { mime: "application/msword", ext: "doc", magic: OLE, bedrock: Some("doc"), responses: false },
-    DocKind { mime: "application/vnd.ms-excel", ext: "xls", magic: OLE, bedrock: Some("xls"), responses: false },
+    DocKind { mime: "application/vnd.ms-excel", ext: "xls", magic: OLE, bedrock: Some("xls"), responses: true },
 ];
 
 impl ResultFormat {
@@ -3037,6 +3038,11 @@ mod tests {
         assert!(m["content"][0]["text"].as_str().unwrap().starts_with(&format!("[Resource: s3://b/Q3_report:final.docx ({mime}), 8 bytes, not sent: Anthropic takes no DOCX files here]")), "{m}");
         let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
         assert_eq!(m["output"][1]["filename"], "Q3_report:final.docx");
+        // A legacy Excel file goes to Responses too, which reads .xls as a spreadsheet.
+        let xls = b64(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]);
+        let r = result(json!([{"type":"resource","resource":{"uri":"file:///reports/q3.xls","mimeType":"application/vnd.ms-excel","blob":xls}}]));
+        let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["output"][1], json!({"type":"input_file","filename":"q3.xls","file_data":format!("data:application/vnd.ms-excel;base64,{xls}")}));
         assert_eq!(bedrock_name("..."), "document");
         assert_eq!(bedrock_name("a__b  c.d.pdf"), "a b c d");
         assert_eq!(file_name("mem://x?id=1", "pdf"), "x.pdf");
