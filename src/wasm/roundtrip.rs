@@ -45,6 +45,27 @@ fn event_from_js(event: &JsValue) -> crate::error::Result<Value> {
     }
 }
 
+/// The bytes of Bedrock `InvokeModelWithResponseStream`'s event as the AWS SDK yields it,
+/// `{chunk: {bytes}}` (a `PayloadPart`): one event of the model's own stream, as JSON. `None`
+/// for any other event.
+fn payload_part(event: &JsValue) -> Option<crate::error::Result<Vec<u8>>> {
+    let chunk = get(event, "chunk");
+    if !chunk.is_object() {
+        return None;
+    }
+    crate::wasm::interop::js_bytes(&get(&chunk, "bytes"), "the event's chunk.bytes")
+}
+
+/// The event a `PayloadPart`'s bytes carry ([`payload_part`]), read as an event object is.
+fn payload_event(bytes: &[u8]) -> crate::error::Result<Value> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("the event's chunk.bytes are not UTF-8 text ({e}): they should be one stream event as JSON")))?;
+    match crate::calls::split_surrogates_event(text) {
+        Some(v) => Ok(v),
+        None => parse(text, "the event's chunk.bytes"),
+    }
+}
+
 fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, Error> {
     to_js(&Value::Array(calls.iter().map(crate::calls::ToolCall::to_value).collect()))
 }
@@ -135,7 +156,10 @@ impl JsAccumulator {
             Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
             None => match self.bytes_text(&event)? {
                 Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
-                None => self.inner.push(&event_from_js(&event)?, self.map.as_deref())?,
+                None => match payload_part(&event) {
+                    Some(bytes) => self.inner.push(&payload_event(&bytes?)?, self.map.as_deref())?,
+                    None => self.inner.push(&event_from_js(&event)?, self.map.as_deref())?,
+                },
             },
         };
         calls_to_js(&calls)

@@ -1,0 +1,44 @@
+// What the provider SDKs yield around the events themselves: Bedrock's `{chunk: {bytes}}`, the results that
+// hold a stream, thrown errors.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as tw from "../../pkg/index.mjs";
+
+const utf8 = (v) => new TextEncoder().encode(JSON.stringify(v));
+
+test("Bedrock InvokeModelWithResponseStream's {chunk: {bytes}} events are read as the event their bytes carry", () => {
+  // Claude's Messages events, as the AWS SDK yields them (ResponseStream.ChunkMember).
+  const claude = [
+    { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude", content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+    { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city":"Pa' } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: 'ris é"}' } },
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 5 } },
+    { type: "message_stop" },
+  ];
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  const calls = [];
+  for (const ev of claude) calls.push(...acc.push({ chunk: { bytes: utf8(ev) } }));
+  calls.push(...acc.finish());
+  assert.deepEqual(calls.map((c) => [c.id, c.tool, c.arguments]), [["toolu_1", "get_weather", { city: "Paris é" }]]);
+  assert.deepEqual(acc.message().content, [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris é" } }]);
+  // Nova's native events are Converse's; a Buffer is bytes too.
+  const nova = [
+    { messageStart: { role: "assistant" } },
+    { contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tooluse_1", name: "get_weather" } } } },
+    { contentBlockDelta: { contentBlockIndex: 0, delta: { toolUse: { input: '{"city":"Paris"}' } } } },
+    { contentBlockStop: { contentBlockIndex: 0 } },
+    { messageStop: { stopReason: "tool_use" } },
+  ];
+  const bedrock = new tw.ToolCallAccumulator("bedrock");
+  const novaCalls = [];
+  for (const ev of nova) novaCalls.push(...bedrock.push({ chunk: { bytes: Buffer.from(JSON.stringify(ev)) } }));
+  novaCalls.push(...bedrock.finish());
+  assert.deepEqual(novaCalls.map((c) => c.id), ["tooluse_1"]);
+  assert.deepEqual(bedrock.message().content, [{ toolUse: { toolUseId: "tooluse_1", name: "get_weather", input: { city: "Paris" } } }]);
+  // The bytes carry one event: an error event in them is the provider's error, bytes that are no JSON say so.
+  assert.throws(() => new tw.ToolCallAccumulator("anthropic").push({ chunk: { bytes: utf8({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }) } }), { code: "PROVIDER_ERROR" });
+  assert.throws(() => new tw.ToolCallAccumulator("anthropic").push({ chunk: { bytes: new TextEncoder().encode("{not json") } }), { code: "INVALID_JSON", message: /chunk\.bytes/ });
+  assert.throws(() => new tw.ToolCallAccumulator("anthropic").push({ chunk: { bytes: new Uint8Array([0xff, 0x7b]) } }), { code: "INVALID_INPUT", message: /chunk\.bytes are not UTF-8/ });
+});
