@@ -1563,7 +1563,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * again, as the SDKs join it; a half alone is U+FFFD, as it is anywhere else. A Promise (`INVALID_INPUT`, "did you
    * forget await?"), a Map or a Set is refused, not read as `{}`; so is the stream itself (an SDK's `Stream` or
    * `MessageStream`, `res.body`, an async generator: `INVALID_INPUT`): push each of its events
-   * (`for await (const event of stream) acc.push(event)`). Bedrock `InvokeModelWithResponseStream`'s events, as the
+   * (`for await (const event of stream) acc.push(event)`); so is an SDK's result that holds the stream (the AWS SDK's
+   * `{stream, $metadata}` or `{body, $metadata}`, @google/generative-ai's `{stream, response}`, a `.withResponse()`'s
+   * `{data, response}`: `INVALID_INPUT` naming the field whose events to push) or the response
+   * (@google/generative-ai's `generateContent()` result, `{response}`: push `result.response`). Bedrock `InvokeModelWithResponseStream`'s events, as the
    * AWS SDK yields them (`{chunk: {bytes}}`), are read as the event their bytes carry, the model's own: give the
    * accumulator that model's provider (`"anthropic"` for Claude, `"bedrock"` for Nova, whose events are Converse's);
    * bytes that are not UTF-8 are `INVALID_INPUT`, bytes that are no JSON `INVALID_JSON`.

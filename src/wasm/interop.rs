@@ -299,7 +299,7 @@ pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
         format!("{what} is a Map, which JSON turns into {{}}: pass a plain object (Object.fromEntries(map))")
     } else if v.is_instance_of::<js_sys::Set>() || v.is_instance_of::<js_sys::WeakSet>() {
         format!("{what} is a Set, which JSON turns into {{}}: pass an array ([...set])")
-    } else if caught::get(v, &js_sys::Symbol::async_iterator()).is_ok_and(|f| f.is_function()) || get(v, "getReader").is_function() {
+    } else if is_stream(v) {
         // A stream (an SDK's `Stream`, a `ReadableStream`, an async generator) is never one of
         // the values it yields: JSON makes it `{}`, which would read as nothing.
         if what == "stream event" {
@@ -316,10 +316,39 @@ pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
             Some("Headers") => format!("{what} is a Headers object, which JSON turns into {{}}: pass a plain object (Object.fromEntries(headers))"),
             Some("Response") => format!("{what} is a fetch Response: pass its parsed body (await res.json())"),
             Some("Request") => format!("{what} is a fetch Request: pass its parsed body (await req.json())"),
+            _ if what == "stream event" => match stream_holder(v) {
+                Some(how) => how,
+                None => return Ok(()),
+            },
             _ => return Ok(()),
         }
     };
     Err(Error::new(code_for(what), how))
+}
+
+/// A stream (an SDK's `Stream`, a `ReadableStream`, an async generator).
+fn is_stream(v: &JsValue) -> bool {
+    caught::get(v, &js_sys::Symbol::async_iterator()).is_ok_and(|f| f.is_function()) || get(v, "getReader").is_function()
+}
+
+/// What to push instead of an SDK's result that holds the stream or the response, pushed as a
+/// stream event: the AWS SDK's `{stream, $metadata}` (ConverseStream) and `{body, $metadata}`
+/// (InvokeModelWithResponseStream), @google/generative-ai's `{stream, response}` and `{response}`,
+/// a `.withResponse()`'s `{data, response}`. Read as JSON, each would be an event of no kind, passed
+/// over. No provider's event holds a stream or a Promise, and Responses' `{type, response}` has a type.
+fn stream_holder(v: &JsValue) -> Option<String> {
+    for key in ["stream", "body", "data", "response"] {
+        let field = get(v, key);
+        if field.is_object() && (is_stream(&field) || get(&field, "then").is_function()) {
+            return Some(format!(
+                "stream event is an SDK's result, not one of the stream's events: push each event of its {key} (for await (const event of result.{key}) acc.push(event))"
+            ));
+        }
+    }
+    let response = get(v, "response");
+    let alone = || caught::keys(v).is_ok_and(|k| k.length() == 1);
+    (response.is_object() && get(v, "type").is_undefined() && alone())
+        .then(|| "stream event is an SDK's result holding the response in its response (@google/generative-ai's generateContent()): push result.response".owned())
 }
 
 /// [`refuse_lossy`] for an options object and the values of its own keys (but `skip`, read

@@ -42,3 +42,27 @@ test("Bedrock InvokeModelWithResponseStream's {chunk: {bytes}} events are read a
   assert.throws(() => new tw.ToolCallAccumulator("anthropic").push({ chunk: { bytes: new TextEncoder().encode("{not json") } }), { code: "INVALID_JSON", message: /chunk\.bytes/ });
   assert.throws(() => new tw.ToolCallAccumulator("anthropic").push({ chunk: { bytes: new Uint8Array([0xff, 0x7b]) } }), { code: "INVALID_INPUT", message: /chunk\.bytes are not UTF-8/ });
 });
+
+test("an SDK's result that holds the stream or the response, pushed, is INVALID_INPUT naming what to push", () => {
+  async function* events() {}
+  const stream = events();
+  const cases = [
+    ["bedrock", { $metadata: { httpStatusCode: 200 }, stream }, /push each event of its stream/], // ConverseStreamCommand
+    ["anthropic", { $metadata: {}, contentType: "application/json", body: stream }, /push each event of its body/], // InvokeModelWithResponseStream
+    ["gemini", { stream, response: Promise.resolve({}) }, /push each event of its stream/], // @google/generative-ai generateContentStream()
+    ["openai", { data: stream, response: new Response(""), request_id: "req_1" }, /push each event of its data/], // .withResponse()
+    ["anthropic", { data: new ReadableStream(), response: new Response(""), request_id: null }, /push each event of its data/],
+    ["gemini", { response: { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] } }], text() {} } }, /push result\.response/],
+  ];
+  for (const [provider, result, message] of cases) {
+    const acc = new tw.ToolCallAccumulator(provider);
+    assert.throws(() => acc.push(result), { code: "INVALID_INPUT", message }, provider);
+    assert.deepEqual(acc.finish(), []);
+  }
+  // Events with such keys holding JSON are events: Responses' {type, response}, a Gemini response.
+  const responses = new tw.ToolCallAccumulator("openai-responses");
+  responses.push({ type: "response.created", sequence_number: 0, response: { id: "resp_1", object: "response", status: "in_progress", output: [] } });
+  assert.deepEqual(responses.finish(), []);
+  const gemini = new tw.ToolCallAccumulator("gemini");
+  assert.equal(gemini.push({ candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] }, finishReason: "STOP" }] }).length, 1);
+});
