@@ -1375,7 +1375,9 @@ export type BedrockAssistantBlock =
   /** `type: "server_tool_use"`: a system tool's use (Nova's `nova_grounding`...), run by Bedrock; no call. */
   | { toolUse: { toolUseId: string; name: string; input: JsonObject; type?: ProviderDefined } }
   /** What a system tool returned, for the `toolUse` of `toolUseId` (`type`: the tool's). */
-  | { toolResult: { toolUseId: string; content: ProviderDefined[]; type?: string; status?: ProviderDefined } };
+  | { toolResult: { toolUseId: string; content: ProviderDefined[]; type?: string; status?: ProviderDefined } }
+  /** An image the model gave (`image` start and deltas of a stream), its streamed bytes joined. */
+  | { image: { format: "png" | "jpeg" | "gif" | "webp"; source: { bytes: Uint8Array } | ProviderDefined } };
 
 /** Bedrock Converse: the model's turn, a `Message`. */
 export type BedrockAssistantMessage = {

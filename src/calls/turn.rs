@@ -42,7 +42,8 @@ struct Part {
     /// Arguments streamed as JSON text (Anthropic `input_json_delta`, Bedrock `toolUse.input`),
     /// read into the part's input when the message is made.
     args: Option<String>,
-    /// Bedrock `redactedContent`, as bytes (given as base64, or as a `Uint8Array` through JSON).
+    /// Bedrock `redactedContent`, or an image's `source.bytes`, as bytes (given as base64, or as
+    /// a `Uint8Array` through JSON).
     bytes: Option<Vec<u8>>,
     /// Bedrock: the citations streamed onto a text block (`citation` deltas), which make it a
     /// `citationsContent` block, as the Converse response has it.
@@ -852,8 +853,8 @@ impl Turn {
     }
 
     /// Bedrock ConverseStream: each content block by its index (`contentBlockStart` for a tool
-    /// use and a server tool's result, deltas for text, citations, reasoning and that result's
-    /// content), until its `contentBlockStop`.
+    /// use, a server tool's result and an image, deltas for text, citations, reasoning, that
+    /// result's content and the image's source), until its `contentBlockStop`.
     fn bedrock(&mut self, ev: &Value) {
         let index = |v: &Value| v.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
         let Some(delta) = ev.get("contentBlockDelta") else {
@@ -873,6 +874,9 @@ impl Turn {
                     let mut tr = tr.clone();
                     tr.entry("content").or_insert_with(|| Value::Array(Vec::new()));
                     self.put(index(start), object([("toolResult", Value::Object(tr))]));
+                } else if let Some(image) = block("image") {
+                    // An image (`{format}`), its `source` streamed.
+                    self.put(index(start), object([("image", Value::Object(image.clone()))]));
                 }
             } else if let Some(stop) = ev.get("contentBlockStop") {
                 self.stop(index(stop));
@@ -902,6 +906,23 @@ impl Turn {
             self.held += size(c);
             if let Some(p) = self.part(key, || object([("text", string(""))])).filter(|p| p.value.get("text").is_some()) {
                 p.citations.get_or_insert_with(Vec::new).push(c.clone());
+            }
+        } else if let Some(source) = d.get("image").and_then(|i| i.get("source")).and_then(Value::as_object) {
+            // The image's `source`: its bytes (base64, or a `Uint8Array` through JSON) joined as
+            // they come, another source (`s3Location`) as given.
+            let image = || object([("image", Value::Object(Map::new()))]);
+            if let Some(b) = source.get("bytes") {
+                let bytes = bytes_of(b);
+                self.held += bytes.len();
+                if let Some(p) = self.part(key, image) {
+                    p.bytes.get_or_insert_with(Vec::new).extend(bytes);
+                }
+            } else {
+                let source = Value::Object(source.clone());
+                self.held += size(&source);
+                if let Some(slot) = self.part(key, image).and_then(|p| value_at(&mut p.value, &["image", "source"])) {
+                    *slot = source;
+                }
             }
         } else if let Some(r) = d.get("reasoningContent") {
             if let Some(text) = r.get("text").and_then(Value::as_str) {
@@ -1021,7 +1042,8 @@ impl Part {
             }
         }
         if let Some(bytes) = &self.bytes {
-            if let Some(slot) = value_at(&mut v, &["reasoningContent", "redactedContent"]) {
+            let at: &[&str] = if v.get("image").is_some() { &["image", "source", "bytes"] } else { &["reasoningContent", "redactedContent"] };
+            if let Some(slot) = value_at(&mut v, at) {
                 *slot = Value::String(crate::protocol::headers::base64(bytes));
             }
         }
@@ -1497,6 +1519,41 @@ mod tests {
         let mut sdk = events.to_vec();
         sdk[5] = delta(1, json!({"reasoningContent":{"redactedContent":{"0":114,"1":101,"2":100,"3":97,"4":99,"5":116,"6":101,"7":100}}}));
         assert_eq!(run(CallFormat::Bedrock, &sdk, None).1, expected);
+    }
+
+    #[test]
+    fn a_bedrock_turn_keeps_an_image_block() {
+        // ConverseStream's `ImageBlockStart` and `ImageBlockDelta` (F3 of s27a): the image in its
+        // place, its bytes joined (base64, or the AWS SDK's Uint8Array through JSON), as Converse's
+        // `ImageBlock` is sent back.
+        let events = [
+            json!({"messageStart":{"role":"assistant"}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"Here is the chart."}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":0}}),
+            json!({"contentBlockStart":{"contentBlockIndex":1,"start":{"image":{"format":"png"}}}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":1,"delta":{"image":{"source":{"bytes":"iVBO"}}}}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":1,"delta":{"image":{"source":{"bytes":{"0":82,"1":119}}}}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":1}}),
+            json!({"contentBlockStart":{"contentBlockIndex":2,"start":{"image":{"format":"jpeg"}}}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":2,"delta":{"image":{"source":{"s3Location":{"uri":"s3://b/k"}}}}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":2}}),
+            json!({"contentBlockStart":{"contentBlockIndex":3,"start":{"toolUse":{"toolUseId":"tu_1","name":"save_chart"}}}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":3,"delta":{"toolUse":{"input":"{\"name\":\"c\"}"}}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":3}}),
+            json!({"messageStop":{"stopReason":"tool_use"}}),
+        ];
+        let (calls, message) = run(CallFormat::Bedrock, &events, None);
+        assert_eq!(calls.len(), 1);
+        let bytes = crate::protocol::headers::base64(&[crate::results::decode_base64("iVBO"), vec![82, 119]].concat());
+        assert_eq!(
+            message,
+            json!({"role":"assistant","content":[
+                {"text":"Here is the chart."},
+                {"image":{"format":"png","source":{"bytes":bytes}}},
+                {"image":{"format":"jpeg","source":{"s3Location":{"uri":"s3://b/k"}}}},
+                {"toolUse":{"toolUseId":"tu_1","name":"save_chart","input":{"name":"c"}}}
+            ]})
+        );
     }
 
     #[test]

@@ -175,12 +175,13 @@ impl JsAccumulator {
     }
 
     /// The model's turn so far, as the provider's own message (`Accumulator::message`); Bedrock's
-    /// `redactedContent` as a `Uint8Array`, as the AWS SDK takes it.
+    /// `redactedContent` and an image's `source.bytes` as a `Uint8Array`, as the AWS SDK takes them.
     pub fn message(&self) -> Result<JsValue, Error> {
         let message = to_js(&self.inner.message()?)?;
         if self.inner.format() == CallFormat::Bedrock {
             for block in js_array(&get(&message, "content")) {
                 base64_to_uint8array(&get(&block, "reasoningContent"), "redactedContent");
+                base64_to_uint8array(&get(&get(&block, "image"), "source"), "bytes");
             }
         }
         Ok(message)

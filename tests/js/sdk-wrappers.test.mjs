@@ -66,3 +66,26 @@ test("an SDK's result that holds the stream or the response, pushed, is INVALID_
   const gemini = new tw.ToolCallAccumulator("gemini");
   assert.equal(gemini.push({ candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] }, finishReason: "STOP" }] }).length, 1);
 });
+
+test("a Bedrock ConverseStream image block is in message(), its bytes a Uint8Array", () => {
+  const acc = new tw.ToolCallAccumulator("bedrock");
+  const calls = [];
+  for (const ev of [
+    { messageStart: { role: "assistant" } },
+    { contentBlockStart: { contentBlockIndex: 0, start: { image: { format: "png" } } } },
+    { contentBlockDelta: { contentBlockIndex: 0, delta: { image: { source: { bytes: new Uint8Array([137, 80]) } } } } },
+    { contentBlockDelta: { contentBlockIndex: 0, delta: { image: { source: { bytes: new Uint8Array([78, 71]) } } } } },
+    { contentBlockStop: { contentBlockIndex: 0 } },
+    { contentBlockStart: { contentBlockIndex: 1, start: { toolUse: { toolUseId: "tu_1", name: "save_chart" } } } },
+    { contentBlockDelta: { contentBlockIndex: 1, delta: { toolUse: { input: "{}" } } } },
+    { contentBlockStop: { contentBlockIndex: 1 } },
+    { messageStop: { stopReason: "tool_use" } },
+  ]) calls.push(...acc.push(ev));
+  calls.push(...acc.finish());
+  assert.deepEqual(calls.map((c) => c.id), ["tu_1"]);
+  const [image, toolUse] = acc.message().content;
+  assert.equal(image.image.format, "png");
+  assert.ok(image.image.source.bytes instanceof Uint8Array);
+  assert.deepEqual([...image.image.source.bytes], [137, 80, 78, 71]);
+  assert.deepEqual(toolUse, { toolUse: { toolUseId: "tu_1", name: "save_chart", input: {} } });
+});
