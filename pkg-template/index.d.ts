@@ -1229,6 +1229,8 @@ export type OpenAiAssistantMessage = {
   content: string | null;
   /** The refusal, when the model streamed one. */
   refusal?: string;
+  /** An audio model's spoken reply (`modalities: ["text", "audio"]`), by the id Chat takes it back by. */
+  audio?: { id: string };
   /**
    * The reasoning text, when the stream gave one (DeepSeek, Kimi: their thinking modes refuse the next request
    * without it, "Missing `reasoning_content` field").
@@ -1611,7 +1613,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `reasoningContent`, a system tool's `toolResult` and cited text. Names and arguments are the provider's, as the
    * model sent them (not mapped through the name map), but for `openai` and `bedrock` names the API refuses in a
    * history (below):
-   * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning?,
+   * - `openai`: `{role: "assistant", content: text | null, refusal?, audio?: {id}, reasoning_content?, reasoning?,
    *   reasoning_details?, tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice
    *   (DeepSeek's and Kimi's `reasoning_content`, the `reasoning` of vLLM, Ollama's `/v1`, OpenRouter and Groq,
    *   OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its

@@ -388,6 +388,14 @@ impl Turn {
             // `reasoning`: vLLM's (which reads it back before the calls, gpt-oss's analysis),
             // Ollama's `/v1` (its `thinking` when read back), OpenRouter's, Groq's.
             self.append_fields(delta, &["content", "refusal", "reasoning_content", "reasoning"]);
+            // A spoken reply's `audio`: its `id`, which Chat takes back for it (not its data).
+            if let Some(id) = delta.get("audio").and_then(|a| a.get("id")).and_then(Value::as_str).filter(|id| !id.is_empty()) {
+                if self.fields.get("audio").is_none() {
+                    if let Some(slot) = value_at(&mut self.fields, &["audio"]) {
+                        *slot = object([("id", string(id))]);
+                    }
+                }
+            }
             if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
                 self.reasoning_details(details);
             }
@@ -958,7 +966,7 @@ impl Turn {
                 let mut m = Map::new();
                 m.insert("role".into(), "assistant".into());
                 m.insert("content".into(), self.fields.get("content").cloned().unwrap_or(Value::Null));
-                for k in ["refusal", "thinking", "reasoning_content", "reasoning", "reasoning_details"] {
+                for k in ["refusal", "audio", "thinking", "reasoning_content", "reasoning", "reasoning_details"] {
                     if let Some(v) = self.fields.get(k) {
                         m.insert(k.into(), v.clone());
                     }
@@ -1236,6 +1244,26 @@ mod tests {
     /// analysis; Ollama's `/v1`, which reads it back as the turn's thinking; OpenRouter; Groq) is
     /// kept as `reasoning_content` is, streamed or whole, for `openai` and `ollama`; a completion's
     /// first delta of reasoning alone after the last one's end begins the next turn (F2, s26a).
+    #[test]
+    fn a_chat_turn_keeps_the_id_of_its_audio() {
+        // An audio model's spoken reply and call (F5 of s27a): `audio: {id}` is how Chat takes
+        // the spoken turn back; its data and transcript are not sent back.
+        let chunk = |delta: Value, finish: Value| json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":delta,"finish_reason":finish}]});
+        let call = json!({"index":0,"id":"call_w","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}});
+        let events = [
+            chunk(json!({"role":"assistant","content":null,"audio":{"id":"audio_abc123","transcript":"Let me ","expires_at":1800000000}}), Value::Null),
+            chunk(json!({"audio":{"transcript":"check the weather.","data":"UklGRg=="}}), Value::Null),
+            chunk(json!({"tool_calls":[call]}), Value::Null),
+            chunk(json!({}), json!("tool_calls")),
+        ];
+        let want = json!({"role":"assistant","content":null,"audio":{"id":"audio_abc123"},"tool_calls":[
+            {"id":"call_w","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]});
+        assert_eq!(run(CallFormat::OpenAi, &events, None).1, want);
+        let completion = json!({"id":"c2","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+            "audio":{"id":"audio_abc123","data":"UklGRg==","transcript":"Let me check the weather.","expires_at":1800000000},"tool_calls":[call]}}]});
+        assert_eq!(run(CallFormat::OpenAi, &[completion], None).1, want);
+    }
+
     #[test]
     fn a_chat_turn_keeps_reasoning() {
         let chunk = |id: &str, delta: Value, finish: Value| json!({"id":id,"object":"chat.completion.chunk","model":"openai/gpt-oss-20b","choices":[{"index":0,"delta":delta,"finish_reason":finish}]});
