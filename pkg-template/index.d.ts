@@ -1048,6 +1048,14 @@ export interface ToolCallBase {
    */
   thoughtSignature?: string;
   /**
+   * OpenAI Responses: the tool namespace (`{type: "namespace", name, tools}`) the call's tool is in, as the
+   * `function_call` (or `custom_tool_call`) item names it: two tools of one name in two namespaces are told apart
+   * by it. With a name map that has no tool of the call's name but has one of that name from the server named
+   * as the namespace (tools put in namespaces by their MCP server, under their MCP names), the call resolves to
+   * that tool; `providerName` stays the name the model sent. Absent for a call outside a namespace.
+   */
+  namespace?: string;
+  /**
    * OpenAI (`openai`, `openai-responses`, `ollama`): present when this call is one tool use of the one call OpenAI's
    * models at times send instead of several, `multi_tool_use.parallel` (`parallel` on the Responses API), whose
    * arguments list `tool_uses: [{recipient_name: "functions.NAME", parameters}]`. Each tool use is given as a call of

@@ -106,6 +106,9 @@ pub struct ToolCall {
     /// OpenAI: a call of a custom tool (free-form input, [`custom_call`]), which the Responses API
     /// answers with a `custom_tool_call_output`.
     pub custom: bool,
+    /// OpenAI Responses: the tool namespace the call's tool is in (`{type: "namespace", name}`),
+    /// which tells apart two tools of one name in two namespaces.
+    pub namespace: Option<String>,
 }
 
 impl CallError {
@@ -135,6 +138,9 @@ impl ToolCall {
         }
         if self.custom {
             o.put("custom", Value::Bool(true));
+        }
+        if let Some(ns) = &self.namespace {
+            o.put("namespace", string(ns));
         }
         if let Some(e) = &self.error {
             o.put("error", e.to_value());
@@ -181,7 +187,7 @@ pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
 /// Builds a resolved call from its raw parts.
 fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>) -> ToolCall {
     let mut call =
-        ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None, thought_signature: None, parallel: None, custom: false };
+        ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None, thought_signature: None, parallel: None, custom: false, namespace: None };
     if name.is_empty() {
         // No tool to call, with a name map or without: the same code a map gives a name it
         // does not know.
@@ -738,19 +744,51 @@ fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Opt
         Some("function_call") => {}
         // A custom tool's call, with its error: the turn holds it, and the API wants its output.
         Some("custom_tool_call") => {
-            let mut call = resolve(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), RawArgs::Json(Value::Null), map);
+            let namespace = str_of(item, "namespace");
+            let mut call = resolve(str_of(item, "call_id"), namespaced(str_of(item, "name").unwrap_or_default(), namespace.as_deref(), map), RawArgs::Json(Value::Null), map);
             custom_call(&mut call);
+            in_namespace(std::slice::from_mut(&mut call), item, namespace);
             return Some(vec![call]);
         }
         _ => return None,
     }
     // `call_id` is what the `function_call_output` answers; the item's own `id` (`fc_...`) is
     // not a call id, so a call without `call_id` has none.
-    let mut calls = resolve_all(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), args_of(item.get("arguments")), map, CallFormat::OpenAiResponses);
+    let namespace = str_of(item, "namespace");
+    let name = namespaced(str_of(item, "name").unwrap_or_default(), namespace.as_deref(), map);
+    let mut calls = resolve_all(str_of(item, "call_id"), name, args_of(item.get("arguments")), map, CallFormat::OpenAiResponses);
+    in_namespace(&mut calls, item, namespace);
     if let Some(why) = item_cut(item, cut) {
         calls.iter_mut().for_each(|c| cut_call(c, why));
     }
     Some(calls)
+}
+
+/// The name to resolve a Responses call of `name` in tool namespace `namespace` by: that of the
+/// map's tool named `name` of server `namespace`, when the map has no tool named `name` itself
+/// (tools put in namespaces by their MCP server, under their MCP names); else `name`.
+fn namespaced(name: String, namespace: Option<&str>, map: Option<&NameMap>) -> String {
+    let (Some(ns), Some(map)) = (namespace, map) else { return name };
+    if map.resolve(&name).is_ok() {
+        return name;
+    }
+    match map.entries().iter().find(|e| e.server.as_deref() == Some(ns) && e.tool == name) {
+        Some(e) => e.name.clone(),
+        None => name,
+    }
+}
+
+/// Gives the calls of a Responses item its tool `namespace`, and the name the model sent
+/// (the map's may have been resolved instead, [`namespaced`]).
+fn in_namespace(calls: &mut [ToolCall], item: &Value, namespace: Option<String>) {
+    let Some(ns) = namespace else { return };
+    let name = str_of(item, "name").unwrap_or_default();
+    for call in calls {
+        if call.parallel.is_none() {
+            call.provider_name.clone_from(&name);
+        }
+        call.namespace = Some(ns.clone());
+    }
 }
 
 /// Why a Responses call item is cut short, `cut` being why the response it is in ended early,
@@ -1194,6 +1232,8 @@ struct Partial {
     index: Option<u64>,
     /// OpenAI Chat and Responses: a custom tool's call ([`custom_call`]).
     custom: bool,
+    /// OpenAI Responses: the call's tool namespace ([`ToolCall::namespace`]).
+    namespace: Option<String>,
     /// OpenAI Chat: the name's pieces that were the name so far, since the last other one
     /// ([`add_name_piece`]).
     name_repeats: usize,
@@ -2647,15 +2687,23 @@ impl Accumulator {
                     self.turn.chat_id(k.1, &made);
                     id = Some(made);
                 }
+                let sent = p.namespace.as_ref().map(|_| p.name.clone());
+                let name = namespaced(p.name, p.namespace.as_deref(), map);
                 let mut calls = if p.custom {
-                    let mut call = resolve(id, p.name, RawArgs::Json(Value::Null), map);
+                    let mut call = resolve(id, name, RawArgs::Json(Value::Null), map);
                     custom_call(&mut call);
                     vec![call]
                 } else {
-                    resolve_all(id, p.name, raw, map, self.format)
+                    resolve_all(id, name, raw, map, self.format)
                 };
                 for call in &mut calls {
                     call.thought_signature.clone_from(&p.signature);
+                    if let (Some(ns), Some(sent)) = (&p.namespace, &sent) {
+                        if call.parallel.is_none() {
+                            call.provider_name.clone_from(sent);
+                        }
+                        call.namespace = Some(ns.clone());
+                    }
                     if let Some(why) = &p.incomplete {
                         cut_call(call, why);
                     }
@@ -3034,6 +3082,7 @@ impl Accumulator {
         let Some(p) = self.open.entry(key) else { return };
         p.id = str_of(item, "call_id").or(p.id.take());
         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
+        p.namespace = str_of(item, "namespace").or(p.namespace.take());
         match item.get("arguments") {
             Some(Value::String(a)) => p.args = a.owned(),
             Some(Value::Null) | None => {}
@@ -3067,6 +3116,7 @@ impl Accumulator {
                 let Some(p) = self.open.entry(key) else { return };
                 p.id = str_of(item, "call_id");
                 p.name = str_of(item, "name").unwrap_or_default();
+                p.namespace = str_of(item, "namespace");
                 p.custom = true;
                 done.push(key);
                 self.responses.close(key);
@@ -3085,6 +3135,7 @@ impl Accumulator {
                     let Some(p) = self.open.entry(key) else { return };
                     p.id = str_of(item, "call_id");
                     p.name = str_of(item, "name").unwrap_or_default();
+                    p.namespace = str_of(item, "namespace");
                     p.args = str_of(item, "arguments").unwrap_or_default();
                     self.responses.set_item(p, key, str_of(item, "id"));
                     self.turn.call_added(key.0, item, !open);
@@ -3266,6 +3317,38 @@ mod tests {
 
     fn map() -> NameMap {
         NameMap::build(&[(Some("gh"), "create_issue")], &NamingOptions::default(), NameRule::Strict).0
+    }
+
+    #[test]
+    fn a_responses_call_keeps_its_tool_namespace_and_resolves_by_it() {
+        // Two tools named `search` in the namespaces `github` and `jira` (F4 of s27a): each call
+        // says its namespace, and a map of the MCP servers' tools resolves each to its server's.
+        let map = NameMap::build(&[(Some("github"), "search"), (Some("jira"), "search")], &NamingOptions::default(), NameRule::Strict).0;
+        let item = |id: &str, ns: &str| json!({"type":"function_call","id":format!("fc_{id}"),"call_id":id,"namespace":ns,"name":"search","arguments":"{\"q\":\"bug\"}","status":"completed"});
+        let got = |calls: &[ToolCall]| calls.iter().map(|c| (c.namespace.clone(), c.provider_name.clone(), c.server.clone(), c.tool.clone(), c.error.is_none())).collect::<Vec<_>>();
+        let ns = |n: &str| Some(n.to_owned());
+        let want_mapped = vec![(ns("github"), "search".to_owned(), ns("github"), "search".to_owned(), true), (ns("jira"), "search".to_owned(), ns("jira"), "search".to_owned(), true)];
+        let response = json!({"object":"response","status":"completed","output":[item("call_1","github"), item("call_2","jira")]});
+        assert_eq!(got(&parse_tool_calls(&response, CallFormat::OpenAiResponses, Some(&map)).unwrap()), want_mapped);
+        let unmapped = parse_tool_calls(&response, CallFormat::OpenAiResponses, None).unwrap();
+        assert_eq!(got(&unmapped), vec![(ns("github"), "search".to_owned(), None, "search".to_owned(), true), (ns("jira"), "search".to_owned(), None, "search".to_owned(), true)]);
+        assert_eq!(unmapped[0].to_value()["namespace"], "github");
+        // Streamed: the item's namespace, from `output_item.added`.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let mut calls = Vec::new();
+        for (i, (id, n)) in [("call_1", "github"), ("call_2", "jira")].into_iter().enumerate() {
+            let mut added = item(id, n);
+            added["arguments"] = json!("");
+            added["status"] = json!("in_progress");
+            calls.extend(push(&mut acc, &json!({"type":"response.output_item.added","output_index":i,"item":added}), Some(&map)));
+            calls.extend(push(&mut acc, &json!({"type":"response.function_call_arguments.delta","output_index":i,"item_id":format!("fc_{id}"),"delta":"{\"q\":\"bug\"}"}), Some(&map)));
+            calls.extend(push(&mut acc, &json!({"type":"response.output_item.done","output_index":i,"item":item(id, n)}), Some(&map)));
+        }
+        calls.extend(acc.finish(Some(&map)).unwrap());
+        assert_eq!(got(&calls), want_mapped);
+        // A call outside a namespace has none.
+        let plain = json!([{"type":"function_call","call_id":"c","name":"t","arguments":"{}"}]);
+        assert_eq!(parse_tool_calls(&plain, CallFormat::OpenAiResponses, None).unwrap()[0].namespace, None);
     }
 
     #[test]

@@ -99,7 +99,7 @@ fn tool_uses(name: &str, args: &RawArgs, bare: bool) -> Option<Result<Vec<Value>
 
 /// A call that cannot be made: no server, no arguments, the error.
 fn failed(id: Option<String>, name: &str, error: CallError) -> ToolCall {
-    ToolCall { id, provider_name: name.to_owned(), server: None, tool: name.to_owned(), arguments: Value::Null, error: Some(error), thought_signature: None, parallel: None, custom: false }
+    ToolCall { id, provider_name: name.to_owned(), server: None, tool: name.to_owned(), arguments: Value::Null, error: Some(error), thought_signature: None, parallel: None, custom: false, namespace: None }
 }
 
 /// The calls the wrapper call `name` (of id `id`, arguments `args`) stands for, one per tool use,

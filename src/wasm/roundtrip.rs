@@ -72,7 +72,7 @@ fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, Error> {
 
 /// Every tool call in a complete provider response, or in the part of it an SDK hands out
 /// (`crate::calls::parse_tool_calls` lists them): `[{id, providerName, server, tool, arguments,
-/// thoughtSignature?, parallel?, custom?, error?}]`. A call with malformed arguments or an unknown name carries
+/// thoughtSignature?, parallel?, custom?, namespace?, error?}]`. A call with malformed arguments or an unknown name carries
 /// `error` ({code, message}) instead of failing the others.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsValue) -> Result<JsValue, Error> {

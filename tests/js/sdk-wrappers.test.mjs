@@ -89,3 +89,14 @@ test("a Bedrock ConverseStream image block is in message(), its bytes a Uint8Arr
   assert.deepEqual([...image.image.source.bytes], [137, 80, 78, 71]);
   assert.deepEqual(toolUse, { toolUse: { toolUseId: "tu_1", name: "save_chart", input: {} } });
 });
+
+test("a Responses call in a tool namespace carries its namespace, and a map of the MCP servers' tools resolves it", () => {
+  const item = (id, ns) => ({ type: "function_call", id: `fc_${id}`, call_id: id, namespace: ns, name: "search", arguments: '{"q":"bug"}', status: "completed" });
+  const response = { object: "response", status: "completed", output: [item("call_1", "github"), item("call_2", "jira")] };
+  assert.deepEqual(tw.parseToolCalls(response, "openai-responses").map((c) => [c.id, c.namespace, c.tool]), [["call_1", "github", "search"], ["call_2", "jira", "search"]]);
+  const nameMap = tw.NameMap.fromTools([{ name: "search", inputSchema: { type: "object" } }], "openai-responses", { server: "github" });
+  const calls = tw.parseToolCalls(response, "openai-responses", nameMap);
+  assert.deepEqual([calls[0].server, calls[0].tool, calls[0].providerName, calls[0].error], ["github", "search", "search", undefined]);
+  assert.equal(calls[1].error.code, "UNKNOWN_TOOL_NAME");
+  assert.equal(calls[1].namespace, "jira");
+});
