@@ -1578,7 +1578,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * (`for await (const event of stream) acc.push(event)`); so is an SDK's result that holds the stream (the AWS SDK's
    * `{stream, $metadata}` or `{body, $metadata}`, @google/generative-ai's `{stream, response}`, a `.withResponse()`'s
    * `{data, response}`: `INVALID_INPUT` naming the field whose events to push) or the response
-   * (@google/generative-ai's `generateContent()` result, `{response}`: push `result.response`). Bedrock `InvokeModelWithResponseStream`'s events, as the
+   * (@google/generative-ai's `generateContent()` result, `{response}`: push `result.response`), and an `Error`
+   * (what an SDK threw: the SDKs throw on the provider's error event rather than yield it, so catch it around the
+   * loop and call `finish()`, which gives the calls read before it, one cut short with `INVALID_ARGUMENTS`). Bedrock `InvokeModelWithResponseStream`'s events, as the
    * AWS SDK yields them (`{chunk: {bytes}}`), are read as the event their bytes carry, the model's own: give the
    * accumulator that model's provider (`"anthropic"` for Claude, `"bedrock"` for Nova, whose events are Converse's);
    * bytes that are not UTF-8 are `INVALID_INPUT`, bytes that are no JSON `INVALID_JSON`.

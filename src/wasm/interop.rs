@@ -336,7 +336,15 @@ fn is_stream(v: &JsValue) -> bool {
 /// (InvokeModelWithResponseStream), @google/generative-ai's `{stream, response}` and `{response}`,
 /// a `.withResponse()`'s `{data, response}`. Read as JSON, each would be an event of no kind, passed
 /// over. No provider's event holds a stream or a Promise, and Responses' `{type, response}` has a type.
+/// An `Error` pushed (what the SDK threw) is named too.
 fn stream_holder(v: &JsValue) -> Option<String> {
+    // What an SDK threw mid-stream (its error event never reaches `push`): no event.
+    if v.is_instance_of::<js_sys::Error>() || (class_name(v).is_some_and(|c| c.ends_with("Error")) && get(v, "stack").is_string()) {
+        let name = class_name(v).unwrap_or_else(|| "Error".owned());
+        return Some(format!(
+            "stream event is an Error ({name}), thrown by the SDK, not an event: the stream ended there; call finish() for the calls read before it (one cut short comes with INVALID_ARGUMENTS)"
+        ));
+    }
     for key in ["stream", "body", "data", "response"] {
         let field = get(v, key);
         if field.is_object() && (is_stream(&field) || get(&field, "then").is_function()) {

@@ -100,3 +100,18 @@ test("a Responses call in a tool namespace carries its namespace, and a map of t
   assert.equal(calls[1].error.code, "UNKNOWN_TOOL_NAME");
   assert.equal(calls[1].namespace, "jira");
 });
+
+test("an Error pushed (what the SDK threw mid-stream) is INVALID_INPUT saying to call finish(), not passed over", () => {
+  class APIError extends Error {}
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  acc.push({ type: "message_start", message: { id: "m", type: "message", role: "assistant", content: [] } });
+  acc.push({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "t", input: {} } });
+  acc.push({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":' } });
+  for (const err of [new APIError("overloaded"), new TypeError("terminated"), Object.assign(new Error("x"), { error: { type: "overloaded_error" } })]) {
+    assert.throws(() => acc.push(err), { code: "INVALID_INPUT", message: /is an Error \(\w+\), thrown by the SDK.*call finish\(\)/ });
+  }
+  const [cut] = acc.finish();
+  assert.equal(cut.error.code, "INVALID_ARGUMENTS");
+  // An error event's body is still the provider's error.
+  assert.throws(() => new tw.ToolCallAccumulator("anthropic").push({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }), { code: "PROVIDER_ERROR" });
+});
