@@ -2368,7 +2368,8 @@ export interface McpOAuthSaved {
   /**
    * The authorization server the client and tokens are from: another one is sent neither. Left out (saved by hand),
    * the client and tokens are taken for the authorization server the MCP server names at the next discovery, and a
-   * refresh token or client secret goes there: keep what `onSaved` gives whole, or pin `issuer`.
+   * refresh token or client secret goes there: keep what `onSaved` gives whole, or pin `issuer`. Left out with
+   * `server` (saved by an earlier version), neither is used: the user signs in again (a `clientId` given stays).
    */
   issuer?: string | null | undefined;
   client?: { client_id: string; client_secret?: string | undefined; token_endpoint_auth_method?: string | undefined } | null | undefined;
@@ -2385,8 +2386,8 @@ export interface McpOAuthSaved {
    * The MCP server the tokens are for, its URL as `new URL()` writes it. Restored into a client of another server
    * (its URL otherwise than a trailing slash), the tokens are dropped and the client kept: keep `saved` per server.
    * Left out or null (saved by an earlier version), the access token is not sent: the first 401's discovery finds
-   * the authorization server the tokens are from, and the refresh token gets one for this server (without a refresh
-   * token the user signs in again).
+   * the authorization server the tokens are from (`issuer`), and the refresh token gets one for this server (without
+   * a refresh token, or without `issuer`, the user signs in again).
    */
   server?: string | null | undefined;
 }

@@ -76,7 +76,8 @@
 //! * the issuer, the client's registration, the tokens and the server they are for are handed to
 //!   the host's `saved` callback, to be restored with [`OAuthOptions::saved`] on the next page
 //!   load (tokens saved for another server are dropped; saved without a server, their access
-//!   token is withheld until a refusal's discovery and refresh).
+//!   token is withheld until a refusal's discovery and refresh; saved without a server or an
+//!   issuer, neither tokens nor client are used).
 //!
 //! A client that acts for itself ([`OAuthOptions::client_credentials`]) gets its tokens from the
 //! token endpoint with its own credentials instead, after the same discovery.
@@ -370,6 +371,7 @@ impl<T: Transport + 'static> OAuth<T> {
         // Tokens are the server's they were saved for (`server`, compared as requests reach it):
         // restored for another (one key for every server), they are dropped, or the first request
         // would take its access token to this one. Saved without it, they are withheld.
+        let mut issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);
         let withheld = match restored.get("server").and_then(Value::as_str) {
             Some(s) => {
                 let s = transport.url_href(s).unwrap_or_else(|| s.to_owned());
@@ -378,9 +380,18 @@ impl<T: Transport + 'static> OAuth<T> {
                 }
                 false
             }
+            // Nor with the authorization server they are from: nothing could tell whether the one
+            // this server names issued them, and its refresh token and client would go to any
+            // server naming it. Neither is used: the user signs in again.
+            None if issuer.is_none() => {
+                tokens = None;
+                if opts.client_id.is_none() {
+                    registration = None;
+                }
+                false
+            }
             None => tokens.is_some(),
         };
-        let mut issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);
         if let Some(pin) = &opts.issuer {
             if split_url(pin).is_none() {
                 return Err(Error::new(ErrorCode::InvalidOptions, "oauth.issuer must be an http(s) URL: the authorization server's issuer identifier"));

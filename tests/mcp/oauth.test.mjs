@@ -467,6 +467,21 @@ describe("McpClient oauth", () => {
     assert.ok(seen.requests.slice(before).every((r) => r.authorization !== mine));
     assert.equal(new URLSearchParams(seen.requests.findLast((r) => r.path === "/token").body).get("grant_type"), "refresh_token");
     assert.equal(saved.at(-1).server, server);
+
+    // Saved without `issuer` either (before it was recorded): nothing says the authorization server
+    // this server names issued them, so neither its refresh token nor its client goes there.
+    const { issuer, ...older } = legacy;
+    asked = 0;
+    before = seen.requests.length;
+    const oldest = new McpClient(`${base}/mcp`, { oauth: { ...oauth, saved: older } });
+    await oldest.connect();
+    await oldest.close();
+    assert.equal(asked, 1, "the user signs in again");
+    for (const r of seen.requests.slice(before)) {
+      assert.notEqual(r.authorization, mine);
+      assert.ok(!(r.body ?? "").includes(older.tokens.refresh_token) && !(r.body ?? "").includes(older.client.client_id), r.body);
+    }
+    assert.equal(saved.at(-1).issuer, issuer);
   });
 
   test("a user who takes longer than the request's timeout: authorize's signal aborts", async () => {

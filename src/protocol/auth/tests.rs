@@ -2170,7 +2170,7 @@ fn the_token_answer_is_read_as_its_types_say() {
     }
     // Restored as saved by an earlier version: the same.
     let world = World::new(Config::default());
-    let saved = json!({"tokens": {"access_token": "a", "token_type": "Bearer", "expires_in": "3600"}});
+    let saved = json!({"tokens": {"access_token": "a", "token_type": "Bearer", "expires_in": "3600"}, "server": MCP});
     let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved), ..opts() });
     assert_eq!(o.tokens.borrow().as_ref().unwrap().raw["expires_in"], json!(3600));
 }
@@ -2699,4 +2699,31 @@ fn saved_tokens_go_only_to_the_server_they_were_saved_for() {
     assert_eq!(bearer_of(&o.headers()), "access-1");
     let last = saved.borrow().last().cloned().unwrap();
     assert_eq!((&last["server"], &last["tokens"]["access_token"]), (&json!(MCP), &json!("access-1")));
+}
+
+/// Saved with neither the server nor the authorization server the tokens are from (before both
+/// were recorded): nothing can tell whether the authorization server this server names issued
+/// them, so neither its refresh token nor its client goes there; the user signs in again, and what
+/// is saved then names both (review s27r1 F1).
+#[test]
+fn saved_with_neither_server_nor_issuer_is_not_used() {
+    let world = World::new(Config::default());
+    let saved = json!({"client": {"client_id": "client-of-another"}, "tokens": {"access_token": "other-access", "refresh_token": "other-refresh", "token_type": "Bearer"}});
+    let (o, asked, onsaved) = oauth(&world, OAuthOptions { saved: Some(saved), ..opts() });
+    assert!(o.headers().is_empty());
+    assert_eq!(bearer_of(&block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap()), "access-0");
+    assert_eq!(asked.borrow().len(), 1, "the user signs in");
+    for r in &world.state.borrow().log {
+        let sent = format!("{} {}", r.url, r.body.as_deref().unwrap_or(""));
+        assert!(!sent.contains("other-refresh") && !sent.contains("client-of-another"), "{sent}");
+    }
+    let last = onsaved.borrow().last().cloned().unwrap();
+    assert_eq!((&last["server"], &last["issuer"]), (&json!(MCP), &json!("https://auth.example/tenant")));
+    assert_ne!(last["client"]["client_id"], "client-of-another");
+
+    // A client given stays (it is the app's, not the state's).
+    let saved = json!({"client": {"client_id": "given"}, "tokens": {"access_token": "other-access", "refresh_token": "other-refresh"}});
+    let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved), client_id: Some("given".into()), ..opts() });
+    assert!(o.tokens.borrow().is_none());
+    assert_eq!(o.registration.borrow().as_ref().map(|r| r.id.as_str()), Some("given"));
 }
