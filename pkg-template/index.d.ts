@@ -2330,9 +2330,9 @@ export interface McpClientOptions {
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
    * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
    * for the scopes the server names and those granted, also when it answers the request sent again after a
-   * refresh; a refreshed token the server refuses at once is replaced through the user (the refresh token is not
-   * spent again for it), asking also for the scopes a 401's `scope` named that were not granted; a token
-   * refused after that, or after a sign-in, is the request's `UNAUTHORIZED` error, which says so
+   * refresh; a refreshed token the server refuses at once (and with which no request succeeded) is replaced through
+   * the user (the refresh token is not spent again for it), asking also for the scopes a 401's `scope` named that
+   * were not granted; a token refused after that, or after a sign-in, is the request's `UNAUTHORIZED` error, which says so
    * (`credentialsRefused`), and so is every later request the server refuses with 401 until one succeeds: no
    * refresh nor sign-in per request for a server that refuses every token (as the official SDK's client stops
    * after a 401 that follows an authorization); `connect()` again (a hub: `closeAll()`, then a use) asks once more.

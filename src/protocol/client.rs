@@ -46,7 +46,7 @@
 //! * A 401 (or a 403 asking for more scopes) asks the unauthorized handler (if set) for new
 //!   headers, and what met it (an answer to a server request too) is sent once more with them ([`Client::set_unauthorized_handler`];
 //!   [`crate::protocol::auth::OAuth`] is such a handler). Headers it gave that the server refused
-//!   at once are marked: a 401 to a later request sent with them tells the handler so
+//!   at once, and with which no request has succeeded, are marked: a 401 to a later request sent with them tells the handler so
 //!   (`refusedAtOnce`), until a request succeeds with them or [`Client::connect`] or
 //!   [`Client::close`] is called.
 //! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
@@ -332,7 +332,7 @@ impl Related {
 /// `retried`, the status of the refusal the headers answered: a step-up that meets a request whose
 /// token was just refreshed, or a refreshed token refused. `refusedAtOnce`: the 401 of a request
 /// sent with headers the handler gave that the server refused at once (a request sent again with
-/// them, refused with 401), and with which no request has succeeded since nor `connect()` or
+/// them, refused with 401), and with which no request has succeeded (before or since) nor `connect()` or
 /// `close()` been called: a handler that asks a person may decline rather than ask again for every request.
 pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
 
@@ -482,6 +482,9 @@ pub struct Client<T: Transport, C: Clock> {
     /// [`Client::connect`] or [`Client::close`] is called: a 401 to a request sent with them tells the handler
     /// (`refusedAtOnce`), which need not ask for new ones again for every request.
     refused_auth: Cell<Option<u64>>,
+    /// The latest `auth_generation` a request sent with succeeded: not marked refused at once by a
+    /// 401 that comes after (a request of its own the server refuses, or a replica behind).
+    accepted_auth: Cell<Option<u64>>,
     closing: CloseSignal,
     /// A [`Client::listen`] runs (a second one waits for its outcome), and how the last ended.
     listening: Cell<bool>,
@@ -947,6 +950,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
             refused_auth: Cell::new(None),
+            accepted_auth: Cell::new(None),
             closing: CloseSignal::default(),
             listening: Cell::new(false),
             listened: CloseSignal::default(),
@@ -2313,11 +2317,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// and the handler is not asked (a second sign-in, or a second refresh rotating the tokens).
     /// `so_far`: the refusals of this request it answered before (their last status is the
     /// handler's `retried`), at most [`MAX_REAUTHORIZATIONS`]. A 401 to the request sent again
-    /// with new headers marks them refused at once (`refused_auth`): a later request sent with
-    /// them and refused with 401 tells the handler so (`refusedAtOnce`), until one succeeds.
+    /// with new headers marks them refused at once (`refused_auth`), unless a request has
+    /// succeeded with them: a later request sent with them and refused with 401 tells the handler
+    /// so (`refusedAtOnce`), until one succeeds.
     async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64, so_far: Reauthorizations) -> Result<bool> {
         let current = self.auth_generation.get() == sent_with;
-        if resp.status == 401 && so_far.last.is_some() && current {
+        if resp.status == 401 && so_far.last.is_some() && current && self.accepted_auth.get() != Some(sent_with) {
             self.refused_auth.set(Some(sent_with));
         }
         if !so_far.left() {
@@ -2356,6 +2361,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     fn auth_accepted(&self, sent_with: u64) {
         if self.refused_auth.get() == Some(sent_with) {
             self.refused_auth.set(None);
+        }
+        if self.accepted_auth.get().is_none_or(|a| a < sent_with) {
+            self.accepted_auth.set(Some(sent_with));
         }
     }
 

@@ -3430,6 +3430,50 @@ fn headers_refused_at_once_are_told_to_the_handler_until_a_request_succeeds_or_c
     assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer new5"));
 }
 
+/// Headers a request has succeeded with are not marked refused at once by a 401 that comes after
+/// to another request sent again with them (a tool the server refuses whatever the token, or a
+/// replica behind): when they expire, the handler is asked to renew them, not told they were
+/// refused at once (review s27r1 F2).
+#[test]
+fn headers_a_request_succeeded_with_are_not_refused_at_once_by_a_later_401() {
+    let unauthorized = || status_reply(401, vec![("www-authenticate", "Bearer error=\"invalid_token\"".into())], "");
+    let valid = Rc::new(RefCell::new("t1".to_owned()));
+    let v = valid.clone();
+    let server = Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        if b["params"]["name"] == "admin" {
+            // Its 401 comes after the other call's success.
+            return Reply::Later(5, Box::new(unauthorized()));
+        }
+        if header(req, "authorization") == Some(format!("Bearer {}", v.borrow()).as_str()) {
+            return Reply::Echo(json!({"content": []}));
+        }
+        unauthorized()
+    }));
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), server], ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let (seen, valid_now) = (asked.clone(), valid.clone());
+    h.client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        seen.borrow_mut().push(info.clone());
+        // A renewal for a 401; none for one to a request sent again (the user declines).
+        let token = info.get("retried").is_none().then(|| valid_now.borrow().clone());
+        Box::pin(async move { Ok(token.map(|t| vec![("authorization".to_owned(), format!("Bearer {t}"))])) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let (whoami, admin) = block_on(futures_util::future::join(
+        h.client.call_tool("whoami", json!({}), &mut CallOptions::default()),
+        h.client.call_tool("admin", json!({}), &mut CallOptions::default()),
+    ));
+    whoami.unwrap();
+    admin.unwrap_err();
+    // t1 expires: the next 401 asks for a renewal, as any expiry does.
+    *valid.borrow_mut() = "t2".into();
+    asked.borrow_mut().clear();
+    block_on(h.client.call_tool("whoami", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(asked.borrow().len(), 1);
+    assert_eq!(asked.borrow()[0].get("refusedAtOnce"), None, "{:?}", asked.borrow());
+}
+
 /// A handler that fails makes the request fail with its error.
 #[test]
 fn a_failing_unauthorized_handler_is_the_requests_error() {
