@@ -782,8 +782,9 @@ struct ConnState<B> {
     /// sees one come, and goes on by itself).
     asked_unread: u64,
     ended: Option<Ended>,
-    /// POSTs not answered yet when their requests left (see [`Registration::post`]): read on by
-    /// whoever reads the stream, so that the server's answer is taken rather than aborted.
+    /// POSTs not answered yet when their requests left before their responses came (see
+    /// [`Registration::post`]): read on by whoever reads the stream, so that the server's answer
+    /// is taken rather than aborted.
     posts: Vec<Posting<B>>,
 }
 
@@ -803,8 +804,8 @@ pub struct Registration<B> {
     conn: Rc<Conn<B>>,
     key: u64,
     /// The request's POST, when the server asked the client something, or sent the response,
-    /// before answering it: read on with the stream, its answer checked (and, when the request
-    /// leaves first, read on by the stream's readers).
+    /// before answering it: read on with the stream, its answer checked (when the request leaves
+    /// before its response, read on by the stream's readers; after it, aborted).
     post: Option<Posting<B>>,
 }
 
@@ -843,13 +844,17 @@ impl<B: Body + 'static> Registration<B> {
 
 impl<B> Drop for Registration<B> {
     fn drop(&mut self) {
-        let post = self.post.take();
+        let mut post = self.post.take();
         let wake = {
             let mut st = self.conn.state.borrow_mut();
-            // Its POST is answered all the same (dropped, it would be aborted): the stream's
-            // readers take the answer.
-            if let Some(post) = post.filter(|_| st.ended.is_none()) {
-                st.posts.push(post);
+            // Its POST, left before its response came (a timeout, a cancel), is answered all the
+            // same (dropped, it would be aborted): the stream's readers take the answer. Once the
+            // response came, the answer is of no use (nothing reads it), and a POST the server
+            // answers late or never would hold a connection to it (a browser has 6 an origin):
+            // aborted, after the borrow.
+            let answered = st.waiter(self.key).is_some_and(|w| w.answered);
+            if let Some(p) = post.take_if(|_| st.ended.is_none() && !answered) {
+                st.posts.push(p);
             }
             let Some(at) = st.waiters.iter().position(|(k, _)| *k == self.key) else { return };
             let (_, w) = st.waiters.remove(at);
@@ -864,6 +869,7 @@ impl<B> Drop for Registration<B> {
             st.release();
             wake
         };
+        drop(post);
         wake.into_iter().for_each(Waker::wake);
     }
 }

@@ -252,6 +252,47 @@ describe("server-everything over the deprecated HTTP+SSE transport", () => {
     }
   });
 
+  test("a call's POST the server never answers, its response sent on the stream: the call ends, the POST is aborted", async () => {
+    // A server that writes the response on the stream and holds the POST: kept open, it would hold one of a
+    // browser's 6 connections to the origin per call.
+    let stream;
+    const held = [];
+    const server = createServer(async (req, res) => {
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "text/event-stream" }).write("event: endpoint\ndata: /messages?sessionId=s1\n\n");
+        stream = res;
+        return;
+      }
+      let body = "";
+      for await (const c of req) body += c;
+      const m = JSON.parse(body);
+      const result =
+        m.method === "initialize" ? { protocolVersion: "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "held", version: "1" } } : { content: [{ type: "text", text: "done" }] };
+      if (m.id !== undefined && m.method) stream.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result })}\n\n`);
+      if (m.method === "tools/call") {
+        const post = { closed: false };
+        held.push(post);
+        res.on("close", () => (post.closed = true));
+        return; // never answered
+      }
+      res.writeHead(202).end("Accepted");
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const client = new McpClient(`http://127.0.0.1:${server.address().port}/sse`, { transport: "sse" });
+      await client.connect();
+      for (let i = 0; i < 3; i++) {
+        const r = await within(5_000, client.callTool("t", {}), "the call");
+        assert.equal(r.content[0].text, "done");
+      }
+      assert.ok(await waitFor(() => held.length === 3 && held.every((p) => p.closed)), "every held POST was aborted");
+      await client.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   test("McpHub: one server of the old transport and one of Streamable HTTP at once", async () => {
     const hub = new McpHub({ old: { url: sse.url }, new: { url: http.url, transport: "streamable-http" } });
     const { tools, errors } = await within(20_000, hub.listTools(), "listTools");

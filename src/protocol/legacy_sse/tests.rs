@@ -1100,23 +1100,27 @@ fn an_error_of_id_null_fails_none_of_several_calls() {
 
 /// A server that runs a tool inside its POST's handler and asks the client something (roots)
 /// before it answers that POST: the client answers at once, listening or not (else neither
-/// would ever go on). The POST is not aborted: its answer is taken when it comes, after the call
-/// has its result too.
+/// would ever go on). The POST is not aborted while the call waits: its answer is taken when it
+/// comes; once the call has its result, a POST still unanswered is aborted (nothing reads its
+/// answer, and it would hold a connection).
 #[test]
 fn a_server_request_before_the_posts_answer_is_answered() {
     for released_late in [false, true] {
         let answered = Rc::new(Cell::new(false));
         let released = Rc::new(Cell::new(!released_late));
-        let (a2, r2) = (answered.clone(), released.clone());
+        // Held by the POST while it waits (its count falls when the POST is let go).
+        let post = Rc::new(());
+        let (a2, r2, p2) = (answered.clone(), released.clone(), post.clone());
         let fake = Fake::with(Box::new(move |msg, live| {
             if msg["method"] == "tools/call" {
                 live.message(&json!({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"}));
-                let (live, id, a3, r3) = (live.clone(), msg["id"].clone(), a2.clone(), r2.clone());
+                let (live, id, a3, r3, held) = (live.clone(), msg["id"].clone(), a2.clone(), r2.clone(), p2.clone());
                 let sent = Cell::new(false);
                 // The tool goes on once its question is answered; the POST is answered when the
                 // test says.
                 return Reply::Until(
                     Rc::new(move || {
+                        let _held = &held;
                         if a3.get() && !sent.replace(true) {
                             live.message(&json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "done"}]}}));
                         }
@@ -1131,18 +1135,17 @@ fn a_server_request_before_the_posts_answer_is_answered() {
             }
             standard(msg, live)
         }));
-        let (c, log) = client(&fake);
+        let (c, _log) = client(&fake);
         block_on(c.connect()).unwrap();
         let r = bounded(c.call_tool("t", json!({}), &mut CallOptions::default()), 1000).expect("the call ends").unwrap();
         assert_eq!(r["content"][0]["text"], "done");
         assert!(answered.get());
-        let aborted = log.borrow().aborted;
         let posts = || c.transport().conn.borrow().as_ref().map_or(0, |c| c.state.borrow().posts.len());
-        assert_eq!(posts(), usize::from(released_late), "the POST still waits for its answer: the stream's readers take it");
+        assert_eq!(posts(), 0);
+        assert_eq!(Rc::strong_count(&post), 2, "the POST, answered or not, let go (the test's and the server's remain)");
         released.set(true);
         assert_eq!(bounded(c.list_tools(), 1000).unwrap().unwrap().len(), 1);
         assert_eq!(posts(), 0);
-        assert_eq!(log.borrow().aborted, aborted, "nothing aborted");
         assert_eq!(waiters(&c), 0);
     }
 }
@@ -1204,34 +1207,44 @@ fn a_held_notification_post_waits_through_a_notification() {
 
 /// A server that writes a call's response on the stream before it answers the POST, and answers
 /// that late or never (slow work after queueing the response, a buffering proxy): the call has its
-/// response at once, as 2024-11-05 has it (the response is the event), and its POST is read on
-/// (review F4, s27e).
+/// response at once, as 2024-11-05 has it (the response is the event), and its POST, unanswered,
+/// is aborted: nothing reads its answer, and in a browser it would hold one of the connections to
+/// the origin (review F4, s27e; s27r1).
 #[test]
 fn a_response_on_the_stream_ends_the_call_before_its_posts_answer() {
     for released_late in [false, true] {
         let released = Rc::new(Cell::new(false));
-        let r2 = released.clone();
+        // Held by the POST while it waits (its count falls when the POST is let go).
+        let post = Rc::new(());
+        let (r2, p2) = (released.clone(), post.clone());
         let fake = Fake::with(Box::new(move |msg, live| {
             if msg["method"] == "tools/call" {
                 live.message(&json!({"jsonrpc": "2.0", "id": msg["id"].clone(), "result": {"content": [{"type": "text", "text": "done"}]}}));
                 if !released_late {
                     return Reply::Hang;
                 }
-                let r3 = r2.clone();
-                return Reply::Until(Rc::new(move || r3.get()), Box::new(crate::protocol::client::tests::accepted()));
+                let (r3, held) = (r2.clone(), p2.clone());
+                let until = move || {
+                    let _held = &held;
+                    r3.get()
+                };
+                return Reply::Until(Rc::new(until), Box::new(crate::protocol::client::tests::accepted()));
             }
             standard(msg, live)
         }));
         let (c, log) = client(&fake);
         block_on(c.connect()).unwrap();
+        let aborted = log.borrow().aborted;
         let r = bounded(c.call_tool("t", json!({}), &mut CallOptions::default()), 1000).expect("the call ends on its response").unwrap();
         assert_eq!(r["content"][0]["text"], "done");
         assert_eq!(waiters(&c), 0);
         let posts = || c.transport().conn.borrow().as_ref().map_or(0, |c| c.state.borrow().posts.len());
-        assert_eq!(posts(), 1, "the POST still waits for its answer: the stream's readers take it");
+        assert_eq!(posts(), 0, "the POST aborted, not kept");
+        assert_eq!(Rc::strong_count(&post), 2);
+        assert_eq!(log.borrow().aborted - aborted, usize::from(!released_late), "a hanging fetch counts as aborted when dropped");
         assert!(!wire(&log).iter().any(|w| w.ends_with("notifications/cancelled")), "nothing cancelled: {:?}", wire(&log));
         released.set(true);
         assert_eq!(bounded(c.list_tools(), 1000).unwrap().unwrap().len(), 1);
-        assert_eq!(posts(), usize::from(!released_late));
+        assert_eq!(posts(), 0);
     }
 }
