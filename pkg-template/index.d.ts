@@ -1730,7 +1730,8 @@ export interface ToolResultOptions {
    * `[Image: image/png, 2400x1600 px (not sent: over the 2000 px a side of maxImageSide)]`. Default: Anthropic and
    * Bedrock 8000, none for the others. Anthropic takes 2000 px in a request of more than 20 images ("At least one of
    * the image dimensions exceed max allowed size for many-image requests: 2000 pixels"): the images of one result (of
-   * one {@link toolResultMessages} call) are held to it (or to this, when smaller) when they are over 20; when the
+   * one {@link toolResultMessages} call) are held to it (or to this, when smaller) when they are over 20, or, where
+   * that sends fewer, the first 20 are sent at full size and the rest described; when the
    * conversation's earlier messages bring the request over 20, which only the caller knows, pass 2000. `Infinity`
    * for no limit; `NaN`, a negative or fractional number is `INVALID_OPTIONS`.
    */

@@ -230,7 +230,8 @@ pub struct ResultOptions {
     /// ([`ResultFormat::max_image_side`]). A larger image is described instead. Anthropic takes
     /// 2000 px, not 8000, in a request of over 20 images ([`ResultFormat::many_images`]): the
     /// images of one result, or of one call of [`tool_result_messages`], are held to it when they
-    /// are over 20 (or to this, when smaller); those of the conversation's earlier messages only the
+    /// are over 20 (or to this, when smaller), or the first 20 sent at full size and the rest
+    /// described, where that sends more; those of the conversation's earlier messages only the
     /// caller knows, who passes 2000 then.
     pub max_image_side: Option<u32>,
 }
@@ -656,6 +657,9 @@ pub(crate) struct Media {
     /// Whether the request holds more images than the provider takes at full size
     /// ([`ResultFormat::many_images`]): images are held to the smaller side it then takes.
     many_images: bool,
+    /// Whether `images` is the count the provider takes at full size
+    /// ([`ResultFormat::many_images`]), rather than its most.
+    full_size_count: bool,
 }
 
 impl Media {
@@ -663,7 +667,7 @@ impl Media {
         let limit = opts.max_media_bytes.unwrap_or(format.max_media_bytes());
         let (images, documents) = format.max_media_count();
         let document_bytes = format.max_request_document_bytes();
-        Self { bytes: limit, images, documents, document_bytes, limit, caller: opts.max_media_bytes.is_some(), images_sent: 0, many_images: false }
+        Self { bytes: limit, images, documents, document_bytes, limit, caller: opts.max_media_bytes.is_some(), images_sent: 0, many_images: false, full_size_count: false }
     }
 
     /// No budget (for text alone, which sends no media).
@@ -677,20 +681,33 @@ impl Media {
             caller: false,
             images_sent: 0,
             many_images: false,
+            full_size_count: false,
         }
     }
 
-    /// What [`write`](Self::within) writes with a request's budget: written again, its images held
-    /// to the provider's many-image side, when the images it sent are more than the provider
-    /// takes at full size ([`ResultFormat::many_images`]). Images described the second time may
-    /// leave 20 or fewer sent: held to the smaller side all the same, which the request takes.
+    /// What [`write`](Self::within) writes with a request's budget. When the images it sent are
+    /// more than the provider takes at full size ([`ResultFormat::many_images`]), a request the
+    /// provider takes is written in one of two ways, whichever sends more images: every image
+    /// held to the provider's many-image side, or the first `count` images at full size and the
+    /// rest described (21 screenshots over 2000 px: 20 sent, not none).
     fn within<T>(format: ResultFormat, opts: &ResultOptions, mut write: impl FnMut(&mut Self) -> Result<T>) -> Result<T> {
         let mut media = Self::new(format, opts);
         let out = write(&mut media)?;
-        match format.many_images() {
-            Some((count, _)) if media.images_sent > count => write(&mut Self { many_images: true, ..Self::new(format, opts) }),
-            _ => Ok(out),
+        let Some((count, _)) = format.many_images() else {
+            return Ok(out);
+        };
+        if media.images_sent <= count {
+            return Ok(out);
         }
+        let mut held = Self { many_images: true, ..Self::new(format, opts) };
+        let held_out = write(&mut held)?;
+        if held.images_sent > count {
+            return Ok(held_out);
+        }
+        let full = Self::new(format, opts);
+        let mut first = Self { images: full.images.min(count), full_size_count: true, ..full };
+        let first_out = write(&mut first)?;
+        Ok(if first.images_sent >= held.images_sent { first_out } else { held_out })
     }
 
     /// Takes `bytes` of an image (or a document) from what is left, or says why it cannot.
@@ -699,9 +716,12 @@ impl Media {
         let count = if document { &mut self.documents } else { &mut self.images };
         if *count == 0 {
             let (images, documents) = format.max_media_count();
-            return Err(match document {
-                true => format!("{label} takes at most {documents} documents a request"),
-                false => format!("{label} takes at most {images} images a request"),
+            return Err(match (document, format.many_images()) {
+                (true, _) => format!("{label} takes at most {documents} documents a request"),
+                (false, Some((count, side))) if self.full_size_count => {
+                    format!("{label} takes at most {count} images in a request with one over {side} px a side")
+                }
+                (false, _) => format!("{label} takes at most {images} images a request"),
             });
         }
         if bytes > self.bytes {
@@ -2817,34 +2837,52 @@ mod tests {
 
     /// Anthropic takes 2000 px a side in a request of over 20 images: when a result (or one turn's
     /// results) sends more than 20, each is held to 2000 px, as to 8000 px otherwise, unless the
-    /// caller's side is smaller still.
+    /// caller's side is smaller still; or, where that sends more, 20 are sent at full size and the
+    /// rest described.
     #[test]
     fn over_20_images_are_held_to_anthropics_2000_px() {
         let big = b64(&headers(2500, 2500)[0].1);
         let small = b64(&headers(1000, 1000)[0].1);
         let image = |data: &str| json!({"type":"image","data":data,"mimeType":"image/png"});
         let many = "[Image: image/png, 2500x2500 px (not sent: Anthropic takes at most 2000 px a side in a request of over 20 images)]";
+        let past = format!("[Image: image/png, {} (not sent: Anthropic takes at most 20 images in a request with one over 2000 px a side)]", size_text(decoded_len(big.trim_end_matches('='))));
+        let types = |m: &Value| m["content"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap().owned()).collect::<Vec<_>>();
         // 20 images: sent at 2500 px.
         let r = result(Value::Array(vec![image(&big); 20]));
         let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
         assert!(m["content"].as_array().unwrap().iter().all(|b| b["type"] == "image"));
-        // 21: those over 2000 px are described, the others sent.
+        // 21, 20 of them over 2000 px and one under: the 20 over it are described and the other
+        // sent, or 20 are sent and the 21st described, whichever sends more: the second.
         let mut blocks = vec![image(&big); 21];
         blocks[0] = image(&small);
         let m = message(&result(Value::Array(blocks)), ResultFormat::Anthropic, ResultOptions::default());
-        let content = m["content"].as_array().unwrap();
-        assert_eq!(content[0]["type"], "image");
-        assert_eq!(content[1]["text"], [many; 20].join("\n"));
+        assert_eq!(types(&m), [vec!["image".owned(); 20], vec!["text".owned()]].concat());
+        assert_eq!(m["content"][20]["text"], past);
+        // 25, 21 of them under 2000 px: those over it are described, the 21 others sent.
+        let mut blocks = vec![image(&big); 25];
+        blocks[..21].fill(image(&small));
+        let m = message(&result(Value::Array(blocks.clone())), ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(types(&m), [vec!["image".owned(); 21], vec!["text".owned()]].concat());
+        assert_eq!(m["content"][21]["text"], [many; 4].join("\n"));
+        // 21 all under 2000 px: all sent.
+        let m = message(&result(Value::Array(vec![image(&small); 21])), ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(types(&m), vec!["image".owned(); 21]);
         // A caller's side over 2000 gives way to it; one under stays.
-        let m = message(&result(Value::Array(vec![image(&big); 21])), ResultFormat::Anthropic, ResultOptions { max_image_side: Some(4000), ..ResultOptions::default() });
-        assert_eq!(m["content"][0]["text"], [many; 21].join("\n"));
+        let m = message(&result(Value::Array(blocks)), ResultFormat::Anthropic, ResultOptions { max_image_side: Some(4000), ..ResultOptions::default() });
+        assert_eq!(m["content"][21]["text"], [many; 4].join("\n"));
         let m = message(&result(Value::Array(vec![image(&small); 21])), ResultFormat::Anthropic, ResultOptions { max_image_side: Some(500), ..ResultOptions::default() });
         assert!(m["content"][0]["text"].as_str().unwrap().starts_with("[Image: image/png, 1000x1000 px (not sent: over the 500 px a side of maxImageSide)]"));
-        // Across one turn's results: 7 results of 3 images.
+        // Across one turn's results: 7 results of 3 images, the first 20 sent.
         let calls: Vec<CallRef> = (0..7).map(|i| CallRef { id: Some(format!("c{i}")), ..call() }).collect();
         let results: Vec<CallToolResult> = (0..7).map(|_| result(Value::Array(vec![image(&big); 3]))).collect();
         let ms = tool_result_messages(&calls, &results, ResultFormat::Anthropic, &ResultOptions::default()).unwrap();
-        assert!(ms.iter().all(|m| m["content"][0]["text"] == [many; 3].join("\n")), "{ms:?}");
+        assert!(ms[..6].iter().all(|m| types(m) == ["image"; 3]), "{ms:?}");
+        assert_eq!(types(&ms[6]), ["image", "image", "text"]);
+        assert_eq!(ms[6]["content"][2]["text"], past);
+        // 20 in one result and 1 in the next: the 20 sent.
+        let ms = tool_result_messages(&calls[..2], &[result(Value::Array(vec![image(&big); 20])), result(Value::Array(vec![image(&big)]))], ResultFormat::Anthropic, &ResultOptions::default()).unwrap();
+        assert_eq!(types(&ms[0]), vec!["image".owned(); 20]);
+        assert_eq!(ms[1]["content"], json!([{"type":"text","text":past}]));
         let ms = tool_result_messages(&calls[..6], &results[..6], ResultFormat::Anthropic, &ResultOptions::default()).unwrap();
         assert!(ms.iter().all(|m| m["content"].as_array().unwrap().iter().all(|b| b["type"] == "image")));
         // Elsewhere, no such limit.
