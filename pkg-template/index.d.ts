@@ -1733,7 +1733,7 @@ export interface ToolResultOptions {
    * one {@link toolResultMessages} call) are held to it (or to this, when smaller) when they are over 20, or, where
    * that sends fewer, the first 20 are sent at full size and the rest described; when the
    * conversation's earlier messages bring the request over 20, which only the caller knows, pass 2000. `Infinity`
-   * for no limit; `NaN`, a negative or fractional number is `INVALID_OPTIONS`.
+   * for no limit, the 2000 px of over 20 images included; `NaN`, a negative or fractional number is `INVALID_OPTIONS`.
    */
   maxImageSide?: number | undefined;
 }

@@ -232,7 +232,7 @@ pub struct ResultOptions {
     /// images of one result, or of one call of [`tool_result_messages`], are held to it when they
     /// are over 20 (or to this, when smaller), or the first 20 sent at full size and the rest
     /// described, where that sends more; those of the conversation's earlier messages only the
-    /// caller knows, who passes 2000 then.
+    /// caller knows, who passes 2000 then. `u32::MAX` is no limit, the many-image side's included.
     pub max_image_side: Option<u32>,
 }
 
@@ -693,7 +693,8 @@ impl Media {
     fn within<T>(format: ResultFormat, opts: &ResultOptions, mut write: impl FnMut(&mut Self) -> Result<T>) -> Result<T> {
         let mut media = Self::new(format, opts);
         let out = write(&mut media)?;
-        let Some((count, _)) = format.many_images() else {
+        // A caller's side of no limit (`u32::MAX`, `Infinity`) lifts the many-image side too.
+        let Some((count, _)) = format.many_images().filter(|_| opts.max_image_side != Some(u32::MAX)) else {
             return Ok(out);
         };
         if media.images_sent <= count {
@@ -2872,6 +2873,9 @@ mod tests {
         assert_eq!(m["content"][21]["text"], [many; 4].join("\n"));
         let m = message(&result(Value::Array(vec![image(&small); 21])), ResultFormat::Anthropic, ResultOptions { max_image_side: Some(500), ..ResultOptions::default() });
         assert!(m["content"][0]["text"].as_str().unwrap().starts_with("[Image: image/png, 1000x1000 px (not sent: over the 500 px a side of maxImageSide)]"));
+        // No limit (`Infinity`) lifts it: all sent.
+        let m = message(&result(Value::Array(vec![image(&big); 21])), ResultFormat::Anthropic, ResultOptions { max_image_side: Some(u32::MAX), ..ResultOptions::default() });
+        assert_eq!(types(&m), vec!["image".owned(); 21]);
         // Across one turn's results: 7 results of 3 images, the first 20 sent.
         let calls: Vec<CallRef> = (0..7).map(|i| CallRef { id: Some(format!("c{i}")), ..call() }).collect();
         let results: Vec<CallToolResult> = (0..7).map(|_| result(Value::Array(vec![image(&big); 3]))).collect();

@@ -609,6 +609,10 @@ test("toolResultMessage: maxImageSide replaces the provider's side limit (Anthro
   assert.equal(tw.toolResultMessage(call, shot, "anthropic", { maxImageSide: 2400 }).content[0].type, "image");
   assert.equal(tw.toolResultMessage(call, shot, "openai-responses", { multimodal: true, maxImageSide: 1024 }).output, "[Image: image/png, 2400x1600 px (not sent: over the 1024 px a side of maxImageSide)]");
   assert.equal(tw.toolResultMessage(call, shot, "bedrock", { maxImageSide: Infinity }).toolResult.content[0].image.format, "png");
+  // Infinity lifts Anthropic's 2000 px of over 20 images too.
+  const shots = { content: Array(21).fill(shot.content[0]) };
+  const all = tw.toolResultMessage(call, shots, "anthropic", { maxImageSide: Infinity }).content;
+  assert.deepEqual(all.map((b) => b.type), Array(21).fill("image"));
   for (const bad of [-1, 1.5, NaN, "2000"]) {
     assert.throws(() => tw.toolResultMessage(call, shot, "anthropic", { maxImageSide: bad }), { code: "INVALID_OPTIONS", message: /options\.maxImageSide/ }, String(bad));
   }
