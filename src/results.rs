@@ -421,14 +421,38 @@ fn decode_at(b64: &str, offset: usize, len: usize) -> Vec<u8> {
 }
 
 /// An image's width and height in pixels, from its header (a JPEG's frame header, found by
-/// walking its segments); `None` where the bytes do not say.
+/// walking its segments; a GIF's first frame where its logical screen has a side of 0 px);
+/// `None` where the bytes do not say.
 fn dimensions(b64: &str, mime: &str) -> Option<(u32, u32)> {
     let be = |b: &[u8]| b.iter().fold(0u32, |n, &x| n << 8 | u32::from(x));
     let le = |b: &[u8]| b.iter().rev().fold(0u32, |n, &x| n << 8 | u32::from(x));
     let at = |offset, len| Some(decode_at(b64, offset, len)).filter(|h| h.len() == len);
     match mime {
         "image/png" => at(16, 8).map(|h| (be(&h[..4]), be(&h[4..]))),
-        "image/gif" => at(6, 4).map(|h| (le(&h[..2]), le(&h[2..]))),
+        "image/gif" => {
+            let h = at(6, 5)?;
+            let screen = (le(&h[..2]), le(&h[2..4]));
+            if screen.0 > 0 && screen.1 > 0 {
+                return Some(screen);
+            }
+            // A logical screen of 0 px, which some encoders write: decoders (browsers, libvips)
+            // show the first frame at its own size. It follows the global color table and any
+            // extensions (each sub-blocks, ended by an empty one).
+            let mut pos = 13 + if h[4] & 0x80 != 0 { 3 << ((h[4] & 7) + 1) } else { 0 };
+            let mut in_extension = false;
+            // Bounded, as a JPEG's segments are.
+            for _ in 0..4096 {
+                let b = at(pos, 1)?[0];
+                match (in_extension, b) {
+                    (true, 0) => (in_extension, pos) = (false, pos + 1),
+                    (true, n) => pos += 1 + usize::from(n),
+                    (false, 0x21) => (in_extension, pos) = (true, pos + 2),
+                    (false, 0x2C) => return at(pos + 5, 4).map(|f| (le(&f[..2]), le(&f[2..]))),
+                    (false, _) => return None,
+                }
+            }
+            None
+        }
         "image/webp" => {
             // The first chunk (offset 12) says where the size is.
             match &at(12, 4)?[..] {
@@ -452,8 +476,12 @@ fn dimensions(b64: &str, mime: &str) -> Option<(u32, u32)> {
                         return Some((be(&f[2..]), be(&f[..2])));
                     }
                     [0xFF, 0xD9 | 0xDA, ..] => return None,
+                    // A zero after 0xFF is no marker: skipped with the stray bytes.
+                    [0xFF, 0x00, ..] => pos += 2,
                     [0xFF, _, hi, lo] => pos += 2 + usize::from(u16::from_be_bytes([hi, lo])),
-                    _ => return None,
+                    // A stray byte between segments, which libjpeg skips ("Corrupt JPEG data: N
+                    // extraneous bytes before marker").
+                    _ => pos += 1,
                 }
             }
             None
@@ -2811,6 +2839,18 @@ mod tests {
             let text = format!("[Resource: file:///s ({mime}), {} bytes, not sent: unreadable image data]", bytes.len());
             assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"], json!([{"type":"text","text":text}]), "{bytes:?}");
         }
+        // A GIF whose logical screen is 0x0 (some encoders write it) is read at its first
+        // frame's size, after its color table and extensions; a JPEG with stray bytes between
+        // segments (libjpeg skips them) at its frame header's.
+        let frame = [&[0x2C, 0, 0, 0, 0][..], &40u16.to_le_bytes(), &30u16.to_le_bytes(), &[0]].concat();
+        let gif = [&b"GIF89a\0\0\0\0\x81\0\0"[..], &[9; 12], b"\x21\xF9\x04\0\0\0\0\0", b"\x21\xFE\x02hi\x01!\0", &frame].concat();
+        assert_eq!(dimensions(&b64(&gif), "image/gif"), Some((40, 30)));
+        let r = result(json!([{"type":"image","data":b64(&gif),"mimeType":"image/gif"}]));
+        assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["type"], "image");
+        assert_eq!(dimensions(&b64(&gif[..gif.len() - 5]), "image/gif"), None, "cut short");
+        let jpeg = headers(120, 90).pop().unwrap().1;
+        let stray = [&jpeg[..20], &[0, 0, 0xFF, 0x00, 7][..], &jpeg[20..]].concat();
+        assert_eq!(dimensions(&b64(&stray), "image/jpeg"), Some((120, 90)));
         // A header alone with a size is read, and sent.
         let r = result(json!([{"type":"image","data":b64(&png),"mimeType":"image/png"}]));
         assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["type"], "image");
