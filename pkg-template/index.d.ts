@@ -1831,13 +1831,13 @@ export type BedrockToolResultBlock = {
  */
 export type ToolCallRef =
   | Pick<ToolCall, "id" | "providerName" | "parallel" | "custom">
-  | { id?: string | null; name: string }
-  | { call_id?: string | null; name: string }
-  | { id?: string | null; function: { name: string } }
-  | { id?: string | null; custom: { name: string } }
-  | { toolUseId?: string | null; name?: string }
-  | { toolUse?: { toolUseId?: string | null; name?: string } }
-  | { functionCall?: { id?: string | null; name?: string } };
+  | { id?: string | null | undefined; name: string }
+  | { call_id?: string | null | undefined; name: string }
+  | { id?: string | null | undefined; function: { name: string } }
+  | { id?: string | null | undefined; custom: { name: string } }
+  | { toolUseId?: string | null | undefined; name?: string | undefined }
+  | { toolUse?: { toolUseId?: string | null | undefined; name?: string | undefined } | undefined }
+  | { functionCall?: { id?: string | null | undefined; name?: string | undefined } | undefined };
 
 /**
  * The provider's tool-result message for an MCP result. `structuredContent` is never dropped: in Gemini's
@@ -2576,11 +2576,11 @@ export type McpListMethod = keyof McpListItems;
  * are typed; any other key is sent as given.
  */
 export interface McpClientCapabilities {
-  roots?: { listChanged?: boolean; [key: string]: unknown };
-  sampling?: object;
+  roots?: { listChanged?: boolean | undefined; [key: string]: unknown } | undefined;
+  sampling?: object | undefined;
   /** `form.applyDefaults: true`: an accepted form gets the schema's defaults (see `onRequest`). */
-  elicitation?: { form?: { applyDefaults?: boolean; [key: string]: unknown }; url?: object; [key: string]: unknown };
-  experimental?: object;
+  elicitation?: { form?: { applyDefaults?: boolean | undefined; [key: string]: unknown } | undefined; url?: object | undefined; [key: string]: unknown } | undefined;
+  experimental?: object | undefined;
   [key: string]: unknown;
 }
 
@@ -3174,7 +3174,7 @@ export class McpHub {
    * could not be opened, or not reopened after a drop). Errors carry `server`, in `onEnd` and in `errors` alike.
    * Do not await it before calling tools.
    */
-  listen(options?: { onEnd?: (end: McpListenEnd) => void | Promise<unknown> }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
+  listen(options?: { onEnd?: ((end: McpListenEnd) => void | Promise<unknown>) | undefined }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
   /**
    * {@link McpClient.request} on one server (`resources/read`, `prompts/get`...), connecting it first if needed.
    * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`. With a `policy`, `tools/call`

@@ -3,7 +3,12 @@
 // (`title?: string | undefined`), and options are often read from the environment: toolwire's input types and
 // options, which the runtime reads as not set when `undefined`, take both. Checked by `tsc --noEmit -p
 // tests/ts/exact` (tests/js/sdk-types.test.mjs); nothing here runs.
-import type { Tool as SdkTool, CallToolResult as SdkCallToolResult, ContentBlock as SdkContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  Tool as SdkTool,
+  CallToolResult as SdkCallToolResult,
+  ContentBlock as SdkContentBlock,
+  ClientCapabilities as SdkClientCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   convertMcpTools,
   convertMcpToolsDetailed,
@@ -24,6 +29,8 @@ import {
 declare const tools: SdkTool[];
 declare const result: SdkCallToolResult;
 declare const blocks: SdkContentBlock[];
+declare const capabilities: SdkClientCapabilities;
+new McpClient("https://example.com/mcp", { capabilities });
 convertMcpTools(tools, "openai");
 convertMcpToolsDetailed(tools, "gemini");
 NameMap.fromTools(tools, "anthropic").free();
@@ -53,12 +60,17 @@ const client = new McpClient("https://example.com/mcp", {
   listen: { onEnd: undefined },
   oauth: { redirectUrl: "https://app.example/cb", authorize: async () => "", clientSecret: text, saved, onSaved: undefined },
 });
+new McpClient("https://example.com/mcp", { capabilities: { roots: { listChanged: flag }, sampling: undefined, elicitation: { form: { applyDefaults: flag }, url: undefined } } });
+toolResultMessage({ id: text, name: "echo" }, result, "anthropic");
+toolResultMessage({ toolUseId: text, name: text }, result, "bedrock");
+toolResultMessage({ functionCall: { id: text, name: text } }, result, "gemini");
 await client.connect({ timeoutMs: count, signal: undefined });
 await client.listTools({ timeoutMs: count, signal: undefined });
 await client.callTool("echo", {}, { timeoutMs: count, onProgress: undefined, meta: undefined });
 await client.notify("notifications/roots/list_changed", null, { timeoutMs: count });
 const hub = new McpHub({ a: { url: "https://example.com/mcp", timeoutMs: count } }, { policy: undefined, confirm: undefined });
 await hub.listTools({ timeoutMs: count, mode: undefined });
+await hub.listen({ onEnd: undefined });
 await hub.callTool("mcp__a__echo", {}, { provider: undefined, timeoutMs: count });
 
 // Output types stay exact: a result read back is no place for an explicit undefined.
