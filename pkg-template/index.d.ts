@@ -1885,7 +1885,7 @@ export type ToolCallRef =
  * API, which takes one output for the wrapper of all its tool uses' results: there a wrapper of one tool use gets its
  * output, and one of several is `INVALID_INPUT` (give them all to {@link toolResultMessages}).
  */
-export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options?: ToolResultOptions & { imageMessage?: false | undefined }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "ollama", options?: ToolResultOptions): OllamaToolMessage;
 export function toolResultMessage(call: (Pick<ToolCallBase, "id" | "providerName"> & { custom: true }) | OpenAIResponsesCustomToolCallItem, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAICustomToolCallOutput;

@@ -23,6 +23,7 @@ import {
   McpClient,
   McpHub,
   type McpOAuthSaved,
+  type OpenAIToolMessage,
 } from "toolwire";
 
 // What the SDK's client gives: `(await client.listTools()).tools`, `await client.callTool(...)`.
@@ -72,6 +73,10 @@ const hub = new McpHub({ a: { url: "https://example.com/mcp", timeoutMs: count }
 await hub.listTools({ timeoutMs: count, mode: undefined });
 await hub.listen({ onEnd: undefined });
 await hub.callTool("mcp__a__echo", {}, { provider: undefined, timeoutMs: count });
+
+// imageMessage left undefined is not set: a plain tool message, as at run time.
+const plain: OpenAIToolMessage = toolResultMessage({ id: "c1", name: "echo" }, result, "openai", { imageMessage: undefined, maxChars: count });
+void plain;
 
 // Output types stay exact: a result read back is no place for an explicit undefined.
 // @ts-expect-error a tool of convertMcpTools' output has a string name
