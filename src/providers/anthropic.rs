@@ -285,14 +285,15 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         if !obj.find("allOf").and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| b.as_object().is_some_and(is_object_node))) {
             break;
         }
-        // Two `title`s are reported (the first kept), not a reason to give up strict mode.
+        // Two `title`s are a lost annotation, reported as a change (the first kept), not a reason
+        // to give up strict mode.
         let (titles, conflicts): (Vec<String>, Vec<String>) = merge_all_of(obj).into_iter().partition(|k| k == "title");
         if !conflicts.is_empty() {
             return Ok(Err(format!("allOf branches disagree on {} at {}", conflicts.join(", "), display_path(cx.path()))));
         }
         cx.change(rules.all_of, "allOf of objects merged into one object (closed branch by branch, each would reject the others' properties)");
         if !titles.is_empty() {
-            cx.problem(rules.all_of, "allOf branches disagree on `title`; the first value is kept");
+            cx.change(rules.all_of, "allOf branches disagree on `title`; the first value is kept");
         }
     }
     // An annotation that strict validators choke on (the MCP SDKs add draft-07's to every schema).

@@ -379,7 +379,11 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         let conflicts = merge_all_of(&mut o);
         cx.change("gemini/allof", "allOf merged into one schema");
         for k in conflicts {
-            cx.problem("gemini/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept"));
+            // Two `title`s lose an annotation alone, which nothing rejects: a change.
+            match k.as_str() {
+                "title" => cx.change("gemini/allof", "allOf branches disagree on `title`; the first value is kept"),
+                _ => cx.problem("gemini/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept")),
+            }
         }
     }
     // Keyword values of the wrong kind (`maximum: null`, `maxLength: -1`, `pattern: 5`,
@@ -2306,36 +2310,43 @@ mod tests {
         assert_eq!(p["anyOf"][1], json!({"type":"string","description":"inner (format: date)"}), "{p}");
     }
 
-    /// Two `allOf` branches with different `title`s: the first kept and the other reported, as
-    /// two `default`s are (it was dropped without a word), by every provider that merges
-    /// `allOf` and keeps titles; a strict one stays strict. Ollama keeps no title, so reports none.
+    /// Two `allOf` branches with different `title`s: the first kept and the other reported (it was
+    /// dropped without a word) as a change, a lost annotation nothing rejects, by every provider
+    /// that merges `allOf` and keeps titles; no problem, and a strict one stays strict. Ollama
+    /// keeps no title, so reports none. Pydantic v1 writes one for each field of a model type
+    /// (its own title beside an `allOf` of the model's `$ref`).
     #[test]
-    fn two_titles_in_an_allof_are_a_conflict() {
+    fn two_titles_in_an_allof_are_a_change() {
         use crate::providers::Provider;
-        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{
-            "p":{"allOf":[{"type":"object","title":"X","properties":{"a":{"type":"string"}},"required":["a"]},{"title":"Y","properties":{"b":{"type":"string"}},"required":["b"]}]}},
-            "required":["p"],"additionalProperties":false}}]);
-        for (provider, strict, rule) in [
-            (Provider::Gemini, false, Some("gemini/allof-conflict")),
-            (Provider::Vertex, false, Some("gemini/allof-conflict")),
-            (Provider::OpenAi, true, Some("openai/strict-allof")),
-            (Provider::Anthropic, true, Some("anthropic/strict-allof")),
-            (Provider::Ollama, false, None),
-        ] {
-            let mut opts = crate::convert::ConvertOptions::default();
-            opts.schema.strict = strict;
-            let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
-            let report = &out.report.tools[0];
-            let conflicts: Vec<_> = report.problems.iter().filter(|d| d.message.contains("`title`")).map(|d| (d.rule, d.path.as_str())).collect();
-            match rule {
-                Some(rule) => assert_eq!(conflicts, [(rule, "/properties/p")], "{provider:?}: {:?}", report.problems),
-                None => assert!(conflicts.is_empty(), "{provider:?}: {:?}", report.problems),
+        let branches = json!([{"type":"object","title":"X","properties":{"a":{"type":"string"}},"required":["a"]},{"title":"Y","properties":{"b":{"type":"string"}},"required":["b"]}]);
+        let pydantic = json!({"type":"object","properties":{
+            "p":{"title":"X","description":"who owns it","allOf":[{"$ref":"#/definitions/Person"}]}},
+            "required":["p"],"definitions":{"Person":{"type":"object","title":"Y","properties":{"name":{"type":"string","title":"Name"}},"required":["name"]}}});
+        for schema in [json!({"type":"object","properties":{"p":{"allOf":branches}},"required":["p"],"additionalProperties":false}), pydantic] {
+            let tools = json!([{"name":"t","inputSchema":schema}]);
+            for (provider, strict, rule) in [
+                (Provider::Gemini, false, Some("gemini/allof")),
+                (Provider::Vertex, false, Some("gemini/allof")),
+                (Provider::OpenAi, true, Some("openai/strict-allof")),
+                (Provider::Anthropic, true, Some("anthropic/strict-allof")),
+                (Provider::Ollama, false, None),
+            ] {
+                let mut opts = crate::convert::ConvertOptions::default();
+                opts.schema.strict = strict;
+                let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+                let report = &out.report.tools[0];
+                let titles = |ds: &[crate::report::Diagnostic]| ds.iter().filter(|d| d.message.contains("disagree on `title`")).map(|d| (d.rule, d.path.clone())).collect::<Vec<_>>();
+                assert_eq!(titles(&report.problems), [], "{provider:?}: {:?}", report.problems);
+                match rule {
+                    Some(rule) => assert_eq!(titles(&report.changes), [(rule, "/properties/p".owned())], "{provider:?}: {:?}", report.changes),
+                    None => assert_eq!(titles(&report.changes), [], "{provider:?}: {:?}", report.changes),
+                }
+                if strict {
+                    assert_eq!(report.strict, Some(true), "{provider:?}: {:?}", report.problems);
+                }
+                assert!(out.tools.to_string().contains(r#""title":"X""#) != (provider == Provider::Ollama), "{provider:?}: {}", out.tools);
+                assert!(!out.tools.to_string().contains(r#""Y""#), "{provider:?}: {}", out.tools);
             }
-            if strict {
-                assert_eq!(report.strict, Some(true), "{provider:?}: {:?}", report.problems);
-            }
-            assert!(out.tools.to_string().contains(r#""title":"X""#) != (provider == Provider::Ollama), "{provider:?}: {}", out.tools);
-            assert!(!out.tools.to_string().contains(r#""Y""#), "{provider:?}: {}", out.tools);
         }
     }
 

@@ -559,14 +559,15 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     obj.remove("$defs");
     obj.remove("definitions");
     if obj.has("allOf") {
-        // Two `title`s are reported (the first kept), not a reason to give up strict mode.
+        // Two `title`s are a lost annotation, reported as a change (the first kept), not a reason
+        // to give up strict mode.
         let (titles, conflicts): (Vec<String>, Vec<String>) = merge_all_of(obj).into_iter().partition(|k| k == "title");
         if !conflicts.is_empty() {
             return Ok(Err(format!("allOf branches disagree on {}", conflicts.join(", "))));
         }
         cx.change("openai/strict-allof", "allOf merged into one schema");
         if !titles.is_empty() {
-            cx.problem("openai/strict-allof", "allOf branches disagree on `title`; the first value is kept");
+            cx.change("openai/strict-allof", "allOf branches disagree on `title`; the first value is kept");
         }
     }
     if one_of_as_any_of(obj) {

@@ -1000,6 +1000,7 @@ pub fn one_of_as_any_of(obj: &mut JsonObject) -> bool {
 /// once: the work is linear in the branches). Returns the conflicts: keywords whose values no
 /// one value says (two patterns, formats or `const`s, types or enums with nothing in common,
 /// two annotations, `title`s too), where the first value is kept. Two `description`s are joined.
+/// Callers report two `title`s, an annotation lost, as a change rather than a problem.
 pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     let Some(Value::Array(branches)) = obj.take("allOf") else { return Vec::new() };
     let mut conflicts = Vec::new();
