@@ -308,9 +308,10 @@ pub(crate) fn lower_subschema(node: Value, cx: &mut Cx, vertex: bool, plans: boo
     }
 }
 
+/// Lowers one schema (on the recursion's path, as [`lower_object`]: what else a schema can be is
+/// lowered in [`lower_non_object`]).
 fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     match node {
-        Value::Bool(false) => Ok(Lowered::Never),
         Value::Object(o) => {
             if let Some(i) = cx.shared.as_ref().and(Shared::placeholder(&o)) {
                 return lower_shared(i, cx, vertex);
@@ -320,21 +321,31 @@ fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
             cx.leave();
             r
         }
+        other => Ok(lower_non_object(other, cx, vertex)),
+    }
+}
+
+/// Lowers a schema that is no object.
+#[inline(never)]
+fn lower_non_object(node: Value, cx: &mut Cx, vertex: bool) -> Lowered {
+    match node {
+        Value::Bool(false) => Lowered::Never,
         // `true` accepts any value, as `{}` does (and is said as that is).
         Value::Bool(true) => {
             cx.change("gemini/any", "schema `true` (any value): any of string, number, boolean, object, array, or null");
-            Ok(Lowered::Schema(any_value(vertex), ArgPlan::default()))
+            Lowered::Schema(any_value(vertex), ArgPlan::default())
         }
         // What is no schema (`properties: {type: "object"}`) is taken as any value, as the
         // other providers' `fix_structure` takes it, and said so.
         other => {
             cx.change("schema/bad-property-schema", format!("schema was {}; replaced by any value", crate::model::json_type(&other)));
-            Ok(Lowered::Schema(any_value(vertex), ArgPlan::default()))
+            Lowered::Schema(any_value(vertex), ArgPlan::default())
         }
     }
 }
 
 /// Lowers shared expansion `i` (see [`Shared::rewrite`]).
+#[inline(never)]
 fn lower_shared(i: usize, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     let lowered = Shared::rewrite(
         cx,
@@ -368,7 +379,73 @@ impl Hints {
     }
 }
 
-fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
+/// What [`prepare_object`] leaves [`lower_object`] to do. Only ever returned, as [`Lowered`]:
+/// `Keys` is the common variant, and boxing it would allocate per node.
+#[allow(clippy::large_enum_variant)]
+enum Prepared {
+    /// The node is lowered.
+    Done(Lowered),
+    /// Its one `anyOf` branch merged into it: lowered as the node.
+    Merged(JsonObject),
+    /// A union: the keywords beside it, its branches, the node's types, and whether it is nullable.
+    AnyOf(JsonObject, Vec<Value>, Vec<&'static str>, bool),
+    /// A node of one type, and the keys left to lower (steps 6-10).
+    Keys(Node, JsonObject),
+}
+
+/// Lowers one object schema. Every schema level passes through here and [`lower`], and through
+/// [`Node::properties`], [`Node::items`] or [`lower_any_of`] to the next: what takes no part in
+/// the recursion is in functions of its own ([`prepare_object`], [`Node::keyword`],
+/// [`Node::finish`]...), so that these frames stay small on the engine's stack, which the module
+/// shares with its caller. Compiled by V8's TurboFan, one frame that held all of it took 4 KB a
+/// level, and a schema nested 127 levels deep (as `maxDepth` allows) overflowed a 500 KB stack.
+fn lower_object(o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
+    match prepare_object(o, cx, vertex) {
+        Prepared::Done(lowered) => Ok(lowered),
+        Prepared::Merged(merged) => lower_object(merged, cx, vertex),
+        Prepared::AnyOf(shared, branches, types, nullable) => lower_any_of(shared, branches, types, nullable, cx, vertex),
+        Prepared::Keys(mut node, keys) => {
+            // Steps 6-10, key by key, from the allow-list.
+            for (key, value) in keys {
+                match key.as_str() {
+                    "properties" if node.ty == "object" => {
+                        if let Value::Object(props) = value {
+                            node.properties(props, cx, vertex)?;
+                        }
+                    }
+                    "items" if node.ty == "array" => node.items(value, cx, vertex)?,
+                    _ => node.keyword(key, value, cx),
+                }
+            }
+            Ok(node.finish(cx, vertex))
+        }
+    }
+}
+
+/// A node of one type as its keys are lowered into `out`.
+struct Node {
+    /// Its type (`string` for an enum).
+    ty: &'static str,
+    /// Its declared (or inferred) type.
+    declared: &'static str,
+    out: JsonObject,
+    plan: ArgPlan,
+    hints: Hints,
+    nullable: bool,
+    /// A tuple's leading items (`prefixItems` beside `items`).
+    prefix: Option<Vec<Value>>,
+    /// The `additionalItems` of draft 4's `items: [..]`.
+    additional: Option<Value>,
+    /// A closed tuple's length.
+    closed_at: Option<usize>,
+    /// The node's own `example`, beside its `examples`.
+    example: Option<Value>,
+}
+
+/// Lowers the node up to its keys: steps 3-5 (the union, several types or no type are lowered
+/// by [`lower_any_of`], a single `anyOf` branch merged into the node by [`lower_object`]).
+#[inline(never)]
+fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
     let mut hints = Hints(Vec::new());
     crate::schema::normalize_type(&mut o, cx);
     // What an `unevaluatedItems` is left to limit, read before `allOf` is merged (merging keeps
@@ -416,7 +493,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     // them, which removes the object's `type`).
     if o.has("anyOf") && narrow_branches(&mut o, cx) {
         cx.problem("gemini/no-valid-branch", "no branch of the anyOf has a type the node's `type` allows: no value can be valid; the property is removed");
-        return Ok(Lowered::Never);
+        return Prepared::Done(Lowered::Never);
     }
     // Step 7's tuples: an `unevaluatedItems` beside them, where it says what `items` would, on
     // a node that is an array (declared, or inferred where no branch or enum decides the type).
@@ -441,7 +518,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     const_as_enum(&mut o, cx, "gemini/const", "");
     // An enum of null alone: no string is left for Gemini's enum (it has no empty one).
     if o.find("enum").and_then(Value::as_array).is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null)) {
-        return Ok(only_null(&o, cx));
+        return Prepared::Done(only_null(&o, cx));
     }
     // Step 4: null handling and type arrays.
     let mut nullable = o.take("nullable") == Some(Value::Bool(true));
@@ -508,17 +585,17 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                         }
                     }
                 }
-                return lower_object(merged, cx, vertex);
+                return Prepared::Merged(merged);
             }
             kept.push(Value::Bool(true));
         }
         if kept.is_empty() {
-            return Ok(only_null(&o, cx));
+            return Prepared::Done(only_null(&o, cx));
         }
-        return lower_any_of(o, kept, types, nullable, cx, vertex);
+        return Prepared::AnyOf(o, kept, types, nullable);
     }
     if has_null && types.is_empty() {
-        return Ok(only_null(&o, cx));
+        return Prepared::Done(only_null(&o, cx));
     }
     if types.len() > 1 {
         // Several types: one branch per type, each with the keywords that apply to it (an
@@ -532,7 +609,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             }
         }
         let shared = annotations_only(&o);
-        return lower_any_of(shared, branches, Vec::new(), nullable, cx, vertex);
+        return Prepared::AnyOf(shared, branches, Vec::new(), nullable);
     }
     // One type and an enum: values of another type can never be valid (the server's validator
     // refuses them), and written as Gemini's strings they would read as choices; removed, as a
@@ -550,8 +627,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             });
             cx.change("gemini/enum-type", format!("enum values not of type {t} removed (no value could have them): {}", gone.join(", ")));
             match values.is_empty() {
-                true => return Ok(Lowered::Never),
-                false if values.iter().all(Value::is_null) => return Ok(only_null(&o, cx)),
+                true => return Prepared::Done(Lowered::Never),
+                false if values.iter().all(Value::is_null) => return Prepared::Done(only_null(&o, cx)),
                 false => {}
             }
         }
@@ -575,7 +652,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 finish_hints(&mut shared, hints);
                 let branches = any_value(vertex)["anyOf"].as_array().cloned().unwrap_or_default();
                 cx.change("gemini/any", "schema without a type: any of string, number, boolean, object, array, or null");
-                return lower_any_of(shared, branches, Vec::new(), true, cx, vertex);
+                return Prepared::AnyOf(shared, branches, Vec::new(), true);
             }
         },
     };
@@ -602,7 +679,6 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     let mut out = Map::new();
     out.put("type", Value::String(ty.into()));
-    let mut plan = ArgPlan::default();
     // A tuple (`prefixItems`, or draft 4's `items: [..]` and its `additionalItems`): Gemini's
     // `items` is one schema, so it is `anyOf` the leading items' schemas and the rest's; a closed
     // tuple (no more items) has at most as many items as it lists.
@@ -611,103 +687,128 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         _ => None,
     };
     let additional = if ty == "array" && matches!(o.find("items"), Some(Value::Array(_))) { o.find("additionalItems").cloned() } else { None };
-    let mut closed_at: Option<usize> = None;
     // OpenAPI's `example` beside JSON Schema's `examples`: Gemini's one `example` is the first's.
     let example = if o.has("examples") { o.find("example").cloned() } else { None };
-    // Steps 6-10, key by key, from the allow-list.
-    for (key, value) in o {
-        match key.as_str() {
-            "properties" if ty == "object" => {
-                let Value::Object(props) = value else { continue };
-                crate::providers::keys::report_gemini_keys(&props, cx);
-                let mut lowered = Map::with_capacity(props.len());
-                for (name, sub) in props {
-                    let r = cx.at("properties", |cx| cx.at(&name, |cx| lower(sub, cx, vertex)))?;
-                    match r {
-                        Lowered::Schema(s, p) => {
-                            plan.set_property(&name, p);
-                            lowered.insert(name, s);
-                        }
-                        Lowered::Never => {
-                            let n = name.clone();
-                            cx.at("properties", |cx| {
-                                cx.at(&n, |cx| {
-                                    cx.change("gemini/false-property", "property schema is `false` (it can never be given); removed");
-                                    Ok(())
-                                })
-                            })?;
+    let node = Node { ty, declared, out, plan: ArgPlan::default(), hints, nullable, prefix, additional, closed_at: None, example };
+    Prepared::Keys(node, o)
+}
+
+impl Node {
+    /// Step 6: the properties of an object, each lowered.
+    #[inline(never)]
+    fn properties(&mut self, props: JsonObject, cx: &mut Cx, vertex: bool) -> Result<()> {
+        crate::providers::keys::report_gemini_keys(&props, cx);
+        let mut lowered = Map::with_capacity(props.len());
+        for (name, sub) in props {
+            let r = cx.at("properties", |cx| cx.at(&name, |cx| lower(sub, cx, vertex)))?;
+            self.put_property(&mut lowered, name, r, cx);
+        }
+        self.out.put("properties", Value::Object(lowered));
+        Ok(())
+    }
+
+    /// Puts a lowered property into `lowered`, its plan into the node's.
+    #[inline(never)]
+    fn put_property(&mut self, lowered: &mut JsonObject, name: String, r: Lowered, cx: &mut Cx) {
+        match r {
+            Lowered::Schema(s, p) => {
+                self.plan.set_property(&name, p);
+                lowered.insert(name, s);
+            }
+            Lowered::Never => false_property(&name, cx),
+        }
+    }
+
+    /// Step 7: the items of an array (a tuple's as `anyOf` its positions' schemas), lowered.
+    #[inline(never)]
+    fn items(&mut self, value: Value, cx: &mut Cx, vertex: bool) -> Result<()> {
+        let (item, parts) = self.tuple_item(value);
+        let problems_before = cx.problems.len();
+        let lowered = cx.at("items", |cx| lower(item, cx, vertex))?;
+        self.put_items(lowered, parts, problems_before, cx, vertex)
+    }
+
+    /// The schema to lower as `items`, and for a tuple, how many leading items it has and the
+    /// schemas of its positions.
+    #[inline(never)]
+    fn tuple_item(&mut self, value: Value) -> (Value, Option<(usize, Vec<Value>)>) {
+        match (value, &self.prefix) {
+            (Value::Array(mut tuple), _) => {
+                self.hints.0.push(format!("leading items: {}", crate::schema::short_json(&Value::Array(tuple.clone()))));
+                let leading = tuple.len();
+                match self.additional.clone() {
+                    Some(Value::Bool(false)) => self.closed_at = Some(tuple.len()),
+                    Some(rest @ (Value::Object(_) | Value::Bool(true))) => tuple.push(rest),
+                    _ => {}
+                }
+                let parts = Some((leading, tuple.clone()));
+                (crate::model::object([("anyOf", Value::Array(tuple))]), parts)
+            }
+            (Value::Bool(false), Some(leading)) => {
+                self.closed_at = Some(leading.len());
+                (crate::model::object([("anyOf", Value::Array(leading.clone()))]), Some((leading.len(), leading.clone())))
+            }
+            (rest, Some(leading)) => {
+                let mut branches = leading.clone();
+                branches.push(rest);
+                let parts = Some((leading.len(), branches.clone()));
+                (crate::model::object([("anyOf", Value::Array(branches))]), parts)
+            }
+            (other, None) => (other, None),
+        }
+    }
+
+    /// Puts the lowered `items` into the node, with its plan; a tuple's leading items and the
+    /// rest's schema each mapped back by its own plan.
+    #[inline(never)]
+    fn put_items(&mut self, lowered: Lowered, parts: Option<(usize, Vec<Value>)>, problems_before: usize, cx: &mut Cx, vertex: bool) -> Result<()> {
+        match lowered {
+            Lowered::Schema(s, p) => match parts {
+                Some((leading, schemas)) if !p.is_empty() => {
+                    let (prefix_items, rest) = tuple_plans(leading, schemas, cx, vertex)?;
+                    self.plan.prefix_items = prefix_items;
+                    self.plan.items = rest.filter(|r| !r.is_empty()).map(Box::new);
+                    self.out.put("items", s);
+                    // Each position maps back by its own schema: the leading items'
+                    // values no longer collide (a collision within one of them is
+                    // said deeper, at its own path).
+                    let items_path = format!("{}/items", cx.path());
+                    let mut i = problems_before;
+                    while i < cx.problems.len() {
+                        if cx.problems[i].rule == "gemini/enum-collision" && cx.problems[i].path == items_path {
+                            cx.problems.remove(i);
+                        } else {
+                            i += 1;
                         }
                     }
                 }
-                out.put("properties", Value::Object(lowered));
+                _ => {
+                    if !p.is_empty() {
+                        self.plan.items = Some(Box::new(p));
+                    }
+                    self.out.put("items", s);
+                }
+            },
+            Lowered::Never => {
+                self.out.put("maxItems", Value::from(0));
+                self.out.put("items", object([("type", string("string"))]));
             }
+        }
+        Ok(())
+    }
+
+    /// Steps 8-10: a keyword other than an object's `properties` and an array's `items`, kept,
+    /// rewritten, or removed (and described).
+    #[inline(never)]
+    fn keyword(&mut self, key: String, value: Value, cx: &mut Cx) {
+        let (ty, declared) = (self.ty, self.declared);
+        let out = &mut self.out;
+        match key.as_str() {
             "required" if ty == "object" => {
                 out.insert(key, value);
             }
-            "items" if ty == "array" => {
-                // A tuple's leading items and the rest's schema, each mapped back by its own plan.
-                let mut parts: Option<(usize, Vec<Value>)> = None;
-                let item = match (value, &prefix) {
-                    (Value::Array(mut tuple), _) => {
-                        hints.0.push(format!("leading items: {}", crate::schema::short_json(&Value::Array(tuple.clone()))));
-                        let leading = tuple.len();
-                        match additional.clone() {
-                            Some(Value::Bool(false)) => closed_at = Some(tuple.len()),
-                            Some(rest @ (Value::Object(_) | Value::Bool(true))) => tuple.push(rest),
-                            _ => {}
-                        }
-                        parts = Some((leading, tuple.clone()));
-                        crate::model::object([("anyOf", Value::Array(tuple))])
-                    }
-                    (Value::Bool(false), Some(leading)) => {
-                        closed_at = Some(leading.len());
-                        parts = Some((leading.len(), leading.clone()));
-                        crate::model::object([("anyOf", Value::Array(leading.clone()))])
-                    }
-                    (rest, Some(leading)) => {
-                        let mut branches = leading.clone();
-                        branches.push(rest);
-                        parts = Some((leading.len(), branches.clone()));
-                        crate::model::object([("anyOf", Value::Array(branches))])
-                    }
-                    (other, None) => other,
-                };
-                let problems_before = cx.problems.len();
-                match cx.at("items", |cx| lower(item, cx, vertex))? {
-                    Lowered::Schema(s, p) => match parts {
-                        Some((leading, schemas)) if !p.is_empty() => {
-                            let (prefix_items, rest) = tuple_plans(leading, schemas, cx, vertex)?;
-                            plan.prefix_items = prefix_items;
-                            plan.items = rest.filter(|r| !r.is_empty()).map(Box::new);
-                            out.put("items", s);
-                            // Each position maps back by its own schema: the leading items'
-                            // values no longer collide (a collision within one of them is
-                            // said deeper, at its own path).
-                            let items_path = format!("{}/items", cx.path());
-                            let mut i = problems_before;
-                            while i < cx.problems.len() {
-                                if cx.problems[i].rule == "gemini/enum-collision" && cx.problems[i].path == items_path {
-                                    cx.problems.remove(i);
-                                } else {
-                                    i += 1;
-                                }
-                            }
-                        }
-                        _ => {
-                            if !p.is_empty() {
-                                plan.items = Some(Box::new(p));
-                            }
-                            out.put("items", s);
-                        }
-                    },
-                    Lowered::Never => {
-                        out.put("maxItems", Value::from(0));
-                        out.put("items", object([("type", string("string"))]));
-                    }
-                }
-            }
             "enum" => {
-                let Value::Array(values) = value else { continue };
+                let Value::Array(values) = value else { return };
                 // `null` becomes `nullable`; only other values that are not strings need mapping
                 // back (a plan of strings alone would map every argument to itself).
                 let stringified = values.iter().any(|v| !v.is_string() && !v.is_null());
@@ -719,7 +820,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 let mut first_of: HashMap<String, &Value> = HashMap::with_capacity(values.len());
                 for v in &values {
                     if v.is_null() {
-                        nullable = true;
+                        self.nullable = true;
                         continue;
                     }
                     match first_of.entry(enum_string(v)) {
@@ -741,7 +842,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 drop(first_of);
                 if stringified {
                     cx.change("gemini/enum-strings", format!("enum values written as strings (type {declared} → string); arguments are mapped back"));
-                    plan.enum_values = values.into_iter().filter(|v| !v.is_null()).collect();
+                    self.plan.enum_values = values.into_iter().filter(|v| !v.is_null()).collect();
                 }
                 out.put("enum", Value::Array(strings));
             }
@@ -753,23 +854,23 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 if ok {
                     out.insert(key, value);
                 } else {
-                    hints.drop(cx, &key, &value);
+                    self.hints.drop(cx, &key, &value);
                 }
             }
             // Gemini's `example` holds one value: the node's own `example` when it has one, else
             // the first of `examples`; the others described.
-            "examples" => match (value.as_array().filter(|a| !a.is_empty()), &example) {
+            "examples" => match (value.as_array().filter(|a| !a.is_empty()), &self.example) {
                 (Some(a), Some(e)) => {
                     let others: Vec<Value> = a.iter().filter(|v| *v != e).cloned().collect();
                     if !others.is_empty() {
-                        hints.0.push(format!("other examples: {}", crate::schema::short_json(&Value::Array(others))));
+                        self.hints.0.push(format!("other examples: {}", crate::schema::short_json(&Value::Array(others))));
                         cx.change("gemini/examples", "`examples` beside `example`, and Gemini's `example` holds one value: `example` kept, the other examples described");
                     }
                 }
                 (Some(a), None) => {
                     out.put("example", a[0].clone());
                     if a.len() > 1 {
-                        hints.0.push(format!("other examples: {}", crate::schema::short_json(&Value::Array(a[1..].to_vec()))));
+                        self.hints.0.push(format!("other examples: {}", crate::schema::short_json(&Value::Array(a[1..].to_vec()))));
                         cx.change("gemini/examples", format!("`examples` has {} values and Gemini's `example` one: the first kept, the others described", a.len()));
                     }
                 }
@@ -806,37 +907,56 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             "additionalProperties" if value == Value::Bool(false) => {
                 cx.change("gemini/strip-keyword", "`additionalProperties: false` is not supported by Gemini; removed (Gemini only fills declared properties)");
             }
-            _ => hints.drop(cx, &key, &value),
+            _ => self.hints.drop(cx, &key, &value),
         }
     }
-    if let Some(n) = closed_at {
-        // At most the tuple's length (or the node's own, smaller, maxItems).
-        if out.find("maxItems").and_then(Value::as_u64).is_none_or(|m| m > n as u64) {
-            out.put("maxItems", Value::from(n));
-        }
-    }
-    // Step 6: object shape.
-    if ty == "object" {
-        fix_object(&mut out, cx);
-    }
-    // Step 7: items always present.
-    if ty == "array" && !out.has("items") {
-        out.put("items", any_value(vertex));
-        cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object, array, or null");
-    }
-    // Step 8 follow-up: an enum-stringified node's default must be a string too.
-    if out.find("enum").is_some() {
-        if let Some(d) = out.find_mut("default") {
-            if !d.is_string() && !d.is_null() {
-                *d = Value::String(enum_string(d));
+
+    /// The lowered node, after its keys: a closed tuple's length, an object's shape, an array's
+    /// `items`, `nullable`, and the hints of what was removed.
+    #[inline(never)]
+    fn finish(self, cx: &mut Cx, vertex: bool) -> Lowered {
+        let Node { ty, mut out, plan, hints, nullable, closed_at, .. } = self;
+        if let Some(n) = closed_at {
+            // At most the tuple's length (or the node's own, smaller, maxItems).
+            if out.find("maxItems").and_then(Value::as_u64).is_none_or(|m| m > n as u64) {
+                out.put("maxItems", Value::from(n));
             }
         }
+        // Step 6: object shape.
+        if ty == "object" {
+            fix_object(&mut out, cx);
+        }
+        // Step 7: items always present.
+        if ty == "array" && !out.has("items") {
+            out.put("items", any_value(vertex));
+            cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object, array, or null");
+        }
+        // Step 8 follow-up: an enum-stringified node's default must be a string too.
+        if out.find("enum").is_some() {
+            if let Some(d) = out.find_mut("default") {
+                if !d.is_string() && !d.is_null() {
+                    *d = Value::String(enum_string(d));
+                }
+            }
+        }
+        if nullable {
+            out.put("nullable", Value::Bool(true));
+        }
+        finish_hints(&mut out, hints);
+        Lowered::Schema(Value::Object(out), plan)
     }
-    if nullable {
-        out.put("nullable", Value::Bool(true));
-    }
-    finish_hints(&mut out, hints);
-    Ok(Lowered::Schema(Value::Object(out), plan))
+}
+
+/// Reports a property whose schema is `false`, which the lowering removes.
+#[inline(never)]
+fn false_property(name: &str, cx: &mut Cx) {
+    cx.at("properties", |cx| {
+        cx.at(name, |cx| {
+            cx.change("gemini/false-property", "property schema is `false` (it can never be given); removed");
+            Ok(())
+        })
+    })
+    .ok();
 }
 
 /// A `type` beside an `anyOf` (or a `oneOf`, read as one): a value must have one of the node's
@@ -1130,34 +1250,57 @@ fn fix_object(out: &mut JsonObject, cx: &mut Cx) {
     }
 }
 
+/// Lowers a union: `shared`, the keywords beside it, and its branches (those without a type of
+/// their own take `node_types`). On the recursion's path, as [`lower_object`]: what takes no part
+/// in it is in [`typed_branch`] and [`Union`]'s methods.
 fn lower_any_of(
     mut shared: JsonObject,
-    branches: Vec<Value>,
+    mut branches: Vec<Value>,
     node_types: Vec<&'static str>,
     nullable: bool,
     cx: &mut Cx,
     vertex: bool,
 ) -> Result<Lowered> {
-    let mut hints = Hints(Vec::new());
-    let mut branches = branches;
-    distribute_keywords(&mut shared, &mut branches, &node_types, &mut hints, cx);
-    let mut out_branches = Vec::with_capacity(branches.len());
-    let mut plans = Vec::new();
+    let mut union = Union { hints: Hints(Vec::new()), branches: Vec::with_capacity(branches.len()), plans: Vec::new() };
+    distribute_keywords(&mut shared, &mut branches, &node_types, &mut union.hints, cx);
     for (i, b) in branches.into_iter().enumerate() {
-        // A branch without a type inherits the node's types: one, or a list that its lowering
-        // splits by type, each with the branch's keywords that apply to it.
-        let b = match (b, &node_types[..]) {
-            (Value::Object(mut bo), [t, ..]) if !bo.has("type") => {
-                let ty = match &node_types[..] {
-                    [_] => Value::String((*t).into()),
-                    all => Value::Array(all.iter().map(|t| Value::String((*t).into())).collect()),
-                };
-                bo.put("type", ty);
-                Value::Object(bo)
-            }
-            (b, _) => b,
-        };
-        match cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| lower(b, cx, vertex)))? {
+        let b = typed_branch(b, &node_types);
+        let lowered = cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| lower(b, cx, vertex)))?;
+        union.push(lowered);
+    }
+    Ok(union.finish(shared, nullable, cx, vertex))
+}
+
+/// A branch without a type inherits the node's types: one, or a list that its lowering splits by
+/// type, each with the branch's keywords that apply to it.
+#[inline(never)]
+fn typed_branch(b: Value, node_types: &[&'static str]) -> Value {
+    match (b, node_types) {
+        (Value::Object(mut bo), [t, ..]) if !bo.has("type") => {
+            let ty = match node_types {
+                [_] => Value::String((*t).into()),
+                all => Value::Array(all.iter().map(|t| Value::String((*t).into())).collect()),
+            };
+            bo.put("type", ty);
+            Value::Object(bo)
+        }
+        (b, _) => b,
+    }
+}
+
+/// A union's branches as they are lowered, with their plans.
+struct Union {
+    hints: Hints,
+    branches: Vec<Value>,
+    plans: Vec<ArgPlan>,
+}
+
+impl Union {
+    /// Adds a lowered branch.
+    #[inline(never)]
+    fn push(&mut self, lowered: Lowered) {
+        let (out_branches, plans) = (&mut self.branches, &mut self.plans);
+        match lowered {
             // A branch that is itself an anyOf: splice its alternatives in (a union of unions).
             // Its description (with the notes of its keywords for its untyped branches) says
             // what each alternative is: joined before theirs, as Vertex joins a union's.
@@ -1192,72 +1335,79 @@ fn lower_any_of(
             Lowered::Never => {}
         }
     }
-    if out_branches.is_empty() {
-        cx.problem("gemini/no-valid-branch", "no branch of the anyOf can ever be valid; the property is removed");
-        return Ok(Lowered::Never);
-    }
-    if plans.iter().any(|p| !p.is_empty()) {
-        // Each plan maps back only values of its branch (`ArgPlan::apply`).
-        for (p, b) in plans.iter_mut().zip(&out_branches) {
-            p.fit = Some(Box::new(Fit::of(b)));
+
+    /// The lowered union, the keywords beside it described (Vertex: its title, description and
+    /// nullability moved into the branches).
+    #[inline(never)]
+    fn finish(self, mut shared: JsonObject, nullable: bool, cx: &mut Cx, vertex: bool) -> Lowered {
+        let Union { mut hints, branches: mut out_branches, mut plans } = self;
+        if out_branches.is_empty() {
+            cx.problem("gemini/no-valid-branch", "no branch of the anyOf can ever be valid; the property is removed");
+            return Lowered::Never;
         }
-        enum_collisions(&plans, cx);
-    }
-    let mut plan = ArgPlan::default();
-    if plans.iter().any(|p| !p.is_empty()) {
-        plan.any_of = plans;
-    }
-    // Other keywords beside the anyOf are described, not kept.
-    let keys: Vec<String> = shared.keys().cloned().collect();
-    for k in keys {
-        if !matches!(k.as_str(), "title" | "description" | "default" | "example") {
-            if let Some(v) = shared.remove(&k) {
-                hints.drop(cx, &k, &v);
+        if plans.iter().any(|p| !p.is_empty()) {
+            // Each plan maps back only values of its branch (`ArgPlan::apply`).
+            for (p, b) in plans.iter_mut().zip(&out_branches) {
+                p.fit = Some(Box::new(Fit::of(b)));
+            }
+            enum_collisions(&plans, cx);
+        }
+        let mut plan = ArgPlan::default();
+        if plans.iter().any(|p| !p.is_empty()) {
+            plan.any_of = plans;
+        }
+        // Other keywords beside the anyOf are described, not kept.
+        let keys: Vec<String> = shared.keys().cloned().collect();
+        for k in keys {
+            if !matches!(k.as_str(), "title" | "description" | "default" | "example") {
+                if let Some(v) = shared.remove(&k) {
+                    hints.drop(cx, &k, &v);
+                }
             }
         }
-    }
-    finish_hints(&mut shared, hints);
-    if vertex {
-        // Vertex: "When using any_of, it must be the only field set."
-        for b in &mut out_branches {
-            if let Value::Object(bo) = b {
-                if let Some(v) = shared.find("title") {
-                    bo.entry("title").or_insert_with(|| v.clone());
-                }
-                if let Some(Value::String(d)) = shared.find("description") {
-                    match bo.find_mut("description") {
-                        Some(Value::String(bd)) => *bd = joined_description(d, bd),
-                        Some(_) => {}
-                        None => {
-                            bo.put("description", string(d));
+        finish_hints(&mut shared, hints);
+        if vertex {
+            // Vertex: "When using any_of, it must be the only field set."
+            for b in &mut out_branches {
+                if let Value::Object(bo) = b {
+                    if let Some(v) = shared.find("title") {
+                        bo.entry("title").or_insert_with(|| v.clone());
+                    }
+                    if let Some(Value::String(d)) = shared.find("description") {
+                        match bo.find_mut("description") {
+                            Some(Value::String(bd)) => *bd = joined_description(d, bd),
+                            Some(_) => {}
+                            None => {
+                                bo.put("description", string(d));
+                            }
                         }
                     }
-                }
-                if nullable {
-                    bo.put("nullable", Value::Bool(true));
+                    if nullable {
+                        bo.put("nullable", Value::Bool(true));
+                    }
                 }
             }
+            if !shared.is_empty() {
+                let dropped: Vec<&str> = ["default", "example"].into_iter().filter(|k| shared.has(k)).collect();
+                let message = match dropped.is_empty() {
+                    true => "title, description and nullability moved into the anyOf branches (Vertex: anyOf must stand alone)".owned(),
+                    false => format!(
+                        "title, description and nullability moved into the anyOf branches, `{}` removed (Vertex: anyOf must stand alone)",
+                        dropped.join("`, `")
+                    ),
+                };
+                cx.change("vertex/anyof-alone", message);
+            }
+            let mut out = Map::new();
+            out.put("anyOf", Value::Array(out_branches));
+            return Lowered::Schema(Value::Object(out), plan);
         }
-        if !shared.is_empty() {
-            let dropped: Vec<&str> = ["default", "example"].into_iter().filter(|k| shared.has(k)).collect();
-            let message = match dropped.is_empty() {
-                true => "title, description and nullability moved into the anyOf branches (Vertex: anyOf must stand alone)".owned(),
-                false => format!(
-                    "title, description and nullability moved into the anyOf branches, `{}` removed (Vertex: anyOf must stand alone)",
-                    dropped.join("`, `")
-                ),
-            };
-            cx.change("vertex/anyof-alone", message);
+        shared.put("anyOf", Value::Array(out_branches));
+        if nullable {
+            shared.put("nullable", Value::Bool(true));
         }
-        let mut out = Map::new();
-        out.put("anyOf", Value::Array(out_branches));
-        return Ok(Lowered::Schema(Value::Object(out), plan));
+        Lowered::Schema(Value::Object(shared), plan)
     }
-    shared.put("anyOf", Value::Array(out_branches));
-    if nullable {
-        shared.put("nullable", Value::Bool(true));
-    }
-    Ok(Lowered::Schema(Value::Object(shared), plan))
 }
 
 /// The argument plans of a tuple's parts, lowered one by one (what they report is said where the

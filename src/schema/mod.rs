@@ -166,11 +166,7 @@ impl Cx {
         if self.depth > self.limits.depth_limit() {
             self.depth -= 1;
             self.depth_error = true;
-            return Err(Error::new(
-                ErrorCode::LimitExceeded,
-                format!("schema nesting exceeds the limit of {} levels", self.limits.depth_limit()),
-            )
-            .with_path(self.path.clone()));
+            return Err(self.too_deep());
         }
         if self.nodes > self.limits.max_nodes {
             self.depth -= 1;
@@ -178,6 +174,14 @@ impl Cx {
             return Err(self.too_many_nodes());
         }
         Ok(())
+    }
+
+    /// The error of a schema nested past the depth limit, at the current path. Apart from
+    /// [`Cx::enter`], which every schema level calls, as [`Cx::too_many_nodes`] is.
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        Error::new(ErrorCode::LimitExceeded, format!("schema nesting exceeds the limit of {} levels", self.limits.depth_limit()))
+            .with_path(self.path.clone())
     }
 
     /// The error of a schema past `max_nodes`, at the current path.

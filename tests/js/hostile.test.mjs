@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { spawnSync } from "node:child_process";
 import * as tw from "../../pkg/index.mjs";
 
 const require = createRequire(import.meta.url);
@@ -65,6 +66,21 @@ const RECURSIVE = {
 };
 const PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"];
 
+/**
+ * Runs `script` in a child process with V8's stack cut from 984 KB to 500 KB, once under each of V8's
+ * WebAssembly tiers: Liftoff, which runs the module first, and TurboFan, to which the functions that run
+ * hot move (when depends on timing and load), whose frames are larger. Run under the default flags, the
+ * outcome would depend on which code the recursion happened to meet. Returns what each run printed last,
+ * parsed.
+ */
+function onHalfStack(script) {
+  return [["--liftoff", "--no-wasm-tier-up"], ["--no-liftoff"]].map((tier) => {
+    const r = spawnSync(process.execPath, [...tier, "--stack-size=500", "-e", script], { encoding: "utf8" });
+    assert.equal(r.status, 0, `${tier.join(" ")}: ${r.stdout}${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split("\n").pop());
+  });
+}
+
 test("maxDepth above the ceiling is refused before any work", () => {
   for (const maxDepth of [129, 1000, 2 ** 30]) {
     const e = survives(() => tw.convertMcpTools([{ name: "t", inputSchema: RECURSIVE.chain }], "openai", { strict: true, limits: { maxDepth } }), ["INVALID_OPTIONS"]);
@@ -74,11 +90,10 @@ test("maxDepth above the ceiling is refused before any work", () => {
   assert.equal(tw.convertMcpTools(normal, "openai", { limits: { maxDepth: 128 } }).length, 1);
 });
 
-test("recursive $refs unrolled to the depth ceiling end in a result or a ToolwireError, on half the stack", async () => {
+test("recursive $refs unrolled to the depth ceiling end in a result or a ToolwireError, on half the stack", () => {
   // A child process with V8's stack cut from 984 KB to 500 KB: the ceiling must leave room for callers
-  // that have used much of theirs. Measured: 128 levels took about 290 KB (2.3 KB per schema level
-  // before V8 optimises), so this fails if that use grows by 1.7x.
-  const { spawnSync } = await import("node:child_process");
+  // that have used much of theirs. Measured: this passes on 245 KB under either tier, so it fails if
+  // that use grows by 2x.
   const script = `
     const tw = require(${JSON.stringify(require.resolve("../../pkg/index.cjs"))});
     const schemas = ${JSON.stringify(RECURSIVE)};
@@ -101,19 +116,20 @@ test("recursive $refs unrolled to the depth ceiling end in a result or a Toolwir
     const after = tw.convertMcpTools([{ name: "ok", inputSchema: { type: "object" } }], "openai");
     console.log(JSON.stringify({ out, after: after[0].function.name }));
   `;
-  const r = spawnSync(process.execPath, ["--stack-size=500", "-e", script], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  const { out, after } = JSON.parse(r.stdout.trim().split("\n").pop());
-  assert.equal(out.length, 2 * PROVIDERS.length * 2 * 3);
-  assert.ok(out.every((x) => x === "ok" || x === "LIMIT_EXCEEDED"), out.join(","));
-  assert.ok(out.includes("ok"), "some conversions finish with the cut reported");
-  assert.equal(after, "ok");
+  for (const { out, after } of onHalfStack(script)) {
+    assert.equal(out.length, 2 * PROVIDERS.length * 2 * 3);
+    assert.ok(out.every((x) => x === "ok" || x === "LIMIT_EXCEEDED"), out.join(","));
+    assert.ok(out.includes("ok"), "some conversions finish with the cut reported");
+    assert.equal(after, "ok");
+  }
 });
 
-test("schemas nested as deep as maxDepth allows are read; deeper is LIMIT_EXCEEDED naming the tool, on half the stack", async () => {
+test("schemas nested as deep as maxDepth allows are read; deeper is LIMIT_EXCEEDED naming the tool, on half the stack", () => {
   // Each object level is two JSON levels (the schema, its properties): 127 of them are 257 JSON levels
-  // with the tool around them, past the 128 serde_json reads by default.
-  const { spawnSync } = await import("node:child_process");
+  // with the tool around them, past the 128 serde_json reads by default. Measured: this passes on 220 KB
+  // under either tier (Gemini's 127 levels take 210 KB as TurboFan's code, 1.5 KB a level; they took
+  // 510 KB, 4 KB a level, when one frame of its lowering held all of it), so it fails if that use grows
+  // by 2x.
   const script = `
     const tw = require(${JSON.stringify(require.resolve("../../pkg/index.cjs"))});
     const nest = (n, leaf) => { let s = leaf; for (let i = 0; i < n; i++) s = { type: "object", properties: { p: s } }; return s; };
@@ -137,19 +153,18 @@ test("schemas nested as deep as maxDepth allows are read; deeper is LIMIT_EXCEED
     const after = tw.convertMcpTools([{ name: "ok", inputSchema: { type: "object" } }], "openai");
     console.log(JSON.stringify({ out, after: after[0].function.name }));
   `;
-  const r = spawnSync(process.execPath, ["--stack-size=500", "-e", script], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  const { out, after } = JSON.parse(r.stdout.trim().split("\n").pop());
-  for (const p of PROVIDERS) {
-    for (const api of ["objects", "json", "check"]) {
-      for (const label of ["objects127", "arrays126", "objects63"]) assert.equal(out[`${p} ${label} ${api}`], "ok", `${p} ${label} ${api}`);
-      assert.equal(out[`${p} objects129 ${api}`], api === "check" ? "ok" : "LIMIT_EXCEEDED deep", `${p} objects129 ${api}`);
+  for (const { out, after } of onHalfStack(script)) {
+    for (const p of PROVIDERS) {
+      for (const api of ["objects", "json", "check"]) {
+        for (const label of ["objects127", "arrays126", "objects63"]) assert.equal(out[`${p} ${label} ${api}`], "ok", `${p} ${label} ${api}`);
+        assert.equal(out[`${p} objects129 ${api}`], api === "check" ? "ok" : "LIMIT_EXCEEDED deep", `${p} objects129 ${api}`);
+      }
     }
+    assert.equal(out.result, "ok");
+    // A list of 400 nested arrays is read (and refused for its depth as a tool, not as JSON).
+    assert.match(out.json400, /^LIMIT_EXCEEDED/);
+    assert.equal(after, "ok");
   }
-  assert.equal(out.result, "ok");
-  // A list of 400 nested arrays is read (and refused for its depth as a tool, not as JSON).
-  assert.match(out.json400, /^LIMIT_EXCEEDED/);
-  assert.equal(after, "ok");
   // Past the reader's bound: LIMIT_EXCEEDED, not "not valid JSON".
   const e = survives(() => tw.convertMcpToolsJson("[".repeat(401) + "]".repeat(401), "openai"), ["LIMIT_EXCEEDED"]);
   assert.match(e.message, /cannot be read: arrays and objects nesting deeper than 400 levels at line 1 column \d+$/);
