@@ -2500,6 +2500,45 @@ mod tests {
         }
     }
 
+    /// A root `allOf` merged into the root: the root's own `title` kept and a branch's other one
+    /// reported as a change (it was dropped without a word), as in a nested merge; so is a
+    /// second branch's title beside the first. No problem, and a strict root stays strict.
+    /// Ollama keeps no title, so reports none.
+    #[test]
+    fn titles_in_a_root_allof_are_a_change() {
+        use crate::providers::Provider;
+        let own = json!({"type":"object","title":"X","allOf":[{"title":"Y","properties":{"a":{"type":"string"}},"required":["a"]}]});
+        let branches = json!({"type":"object","allOf":[{"title":"X","properties":{"a":{"type":"string"}},"required":["a"]},{"title":"Y","properties":{"b":{"type":"string"}},"required":["b"]}]});
+        let same = json!({"type":"object","title":"X","allOf":[{"title":"X","properties":{"a":{"type":"string"}},"required":["a"]}]});
+        for (schema, lost) in [(own, true), (branches, true), (same, false)] {
+            let tools = json!([{"name":"t","inputSchema":schema}]);
+            for (provider, strict) in [
+                (Provider::Gemini, false),
+                (Provider::Vertex, false),
+                (Provider::OpenAi, false),
+                (Provider::OpenAi, true),
+                (Provider::Anthropic, false),
+                (Provider::Anthropic, true),
+                (Provider::Bedrock, false),
+                (Provider::Ollama, false),
+            ] {
+                let mut opts = crate::convert::ConvertOptions::default();
+                opts.schema.strict = strict;
+                let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+                let report = &out.report.tools[0];
+                let titles = |ds: &[crate::report::Diagnostic]| ds.iter().filter(|d| d.message.contains("disagree on `title`")).map(|d| (d.rule, d.path.clone())).collect::<Vec<_>>();
+                assert_eq!(titles(&report.problems), [], "{provider:?}: {:?}", report.problems);
+                let want = if lost && provider != Provider::Ollama { vec![("schema/root-combinator-conflict", "/allOf".owned())] } else { vec![] };
+                assert_eq!(titles(&report.changes), want, "{provider:?} {schema}: {:?}", report.changes);
+                if strict {
+                    assert_eq!(report.strict, Some(true), "{provider:?}: {:?}", report.problems);
+                }
+                assert!(out.tools.to_string().contains(r#""title":"X""#) != (provider == Provider::Ollama), "{provider:?}: {}", out.tools);
+                assert!(!out.tools.to_string().contains(r#""Y""#), "{provider:?}: {}", out.tools);
+            }
+        }
+    }
+
     /// A union branch whose `type` names no JSON Schema type: the name is removed (and said so),
     /// and the branch is then of the node's type, as an untyped one is, not of any type.
     #[test]

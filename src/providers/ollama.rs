@@ -37,7 +37,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{const_as_enum, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators};
+use crate::schema::lower::{const_as_enum, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators_untitled};
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -51,7 +51,8 @@ pub const ROOT_KEYS: &[&str] = &["type", "$defs", "items", "required", "properti
 /// Compiles for Ollama.
 pub fn compile(mut root: Value, _opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
     if let Value::Object(obj) = &mut root {
-        merge_root_combinators(obj, cx);
+        // Ollama's schema keeps no `title`: two in a root `allOf` are no conflict here.
+        merge_root_combinators_untitled(obj, cx);
     }
     if contains_ref(&root, 0) {
         root = inline_refs(&root, cx)?;

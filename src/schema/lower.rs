@@ -575,17 +575,24 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
 /// with the values that tell it apart, so the model still knows which combinations are valid.
 /// Branches that are not objects cannot be merged and are reported as problems.
 pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
-    merge_combinators(root, cx, None);
+    merge_combinators(root, cx, None, true);
+}
+
+/// [`merge_root_combinators`] for a provider whose schema keeps no `title` (Ollama's): two
+/// titles in a root `allOf` are then no loss to report.
+pub(crate) fn merge_root_combinators_untitled(root: &mut JsonObject, cx: &mut Cx) {
+    merge_combinators(root, cx, None, false);
 }
 
 /// [`merge_root_combinators`], the note naming each property the model will see renamed after
 /// the merge by its new name (`renamed`: server's key → new; its fixed values, `requires` and
 /// `properties` lists, and the keys in a branch's other keywords shown).
 pub(crate) fn merge_root_combinators_named(root: &mut JsonObject, cx: &mut Cx, renamed: &std::collections::HashMap<String, String>) {
-    merge_combinators(root, cx, Some(renamed));
+    merge_combinators(root, cx, Some(renamed), true);
 }
 
-fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::collections::HashMap<String, String>>) {
+/// `titles`: whether the schema keeps a `title` (two in a root `allOf` are reported).
+fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::collections::HashMap<String, String>>, titles: bool) {
     let key_name = &|k: &str| renamed.and_then(|r| r.get(k).cloned());
     // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn, to a
     // fixed point. A reference merged once is not merged again (its keywords hold already), so
@@ -774,8 +781,20 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
                         }
                     }
                 }
-                if let (Some(t @ Value::String(_)), None) = (b.find("title"), root.find("title")) {
-                    root.insert("title".owned(), t.clone());
+                match (b.find("title"), root.find("title")) {
+                    (Some(t @ Value::String(_)), None) => {
+                        root.insert("title".owned(), t.clone());
+                    }
+                    // The root's title, or an earlier branch's, is kept: the other is an
+                    // annotation lost, reported as a nested merge reports it (a change).
+                    (Some(t), Some(mine)) if titles && t != mine => {
+                        cx.at(key, |cx| {
+                            cx.change("schema/root-combinator-conflict", "allOf branches disagree on `title`; the first value is kept");
+                            Ok(())
+                        })
+                        .ok();
+                    }
+                    _ => {}
                 }
                 // A branch whose `type` shares none with the root's: no value can be both.
                 let (mine, theirs) = (types_of(root), types_of(b));
