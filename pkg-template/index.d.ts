@@ -1187,7 +1187,9 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
  * objects, throws `INVALID_INPUT`; so does a response holding tool calls in another provider's shape and none in
  * this one's (an Anthropic message parsed as `"openai"`: the fields they share let it past), with `looksLike`
- * naming that provider (`"Anthropic"`), rather than `[]`. So does a field the calls are read by that is of the wrong type (`choices`,
+ * naming that provider (`"Anthropic"`), rather than `[]`. For `gemini` and `vertex`, a response (`steps`, `outputs`,
+ * `object: "interaction"`) or stream event (`event_type`) of Google's Interactions API is `INVALID_INPUT` saying so,
+ * as {@link ToolCallAccumulator.push} says it: toolwire reads `generateContent` responses, not that API's. So does a field the calls are read by that is of the wrong type (`choices`,
  * `tool_calls`, `output`, `content`, `candidates`, `parts` not an array; `message`, `function`, `functionCall`,
  * `toolUse` not an object; a call's id or name (or a Bedrock `toolUse.type`) not a string; `status`, `finishReason`, `stopReason` not a string; an
  * OpenAI or Ollama call with `args`, `input` or `parameters` but no `arguments`, as LangChain's `{name, args, id}`;
@@ -1529,7 +1531,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * as its one event for Chat, Ollama and Gemini (its calls and `message()` as the stream's would be); an Anthropic
    * Message (`type: "message"`), a Responses response (`object: "response"`) or a Bedrock Converse response
    * (`output.message`), which no stream event is, is `INVALID_INPUT`: give it to {@link parseToolCalls}. For Gemini
-   * and Vertex, a response (`steps`) or stream event (`event_type`) of Google's Interactions API is `INVALID_INPUT`
+   * and Vertex, a response (`steps`, `outputs`, `object: "interaction"`) or stream event (`event_type`) of Google's Interactions API is `INVALID_INPUT`
    * too: toolwire reads `generateContent` responses and `streamGenerateContent` chunks, not that API's.
    * An event object holding a number JSON cannot hold (`NaN`, `Infinity`: what `JSON.parse` makes of `1e400`) is
    * `INVALID_INPUT` naming its place, as that text is `INVALID_JSON` (and so for {@link parseToolCalls}). A Chat call's name is put together from its pieces; one sent

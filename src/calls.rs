@@ -364,6 +364,11 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
         if let Some(e) = provider_error(item, format, false) {
             return Err(e);
         }
+        // Google's Interactions API: said so, rather than that none of a Gemini response's
+        // fields are there.
+        if let Some(e) = interactions_error(o, format, &at(), "parseToolCalls for Gemini or Vertex") {
+            return Err(e);
+        }
         // A stream event holds a piece of the turn, not its calls: read as a response, it would
         // give none without a word.
         if let Some(kind) = stream_event(o, format) {
@@ -573,11 +578,12 @@ fn whole_response(o: &Map<String, Value>, format: CallFormat) -> Option<&'static
     }
 }
 
-/// What Gemini Interactions API value `o` is, for a Gemini (or Vertex) accumulator: an
-/// `Interaction` (its `steps`, or the `outputs` of the API's first version) or one of its stream's
-/// events (`event_type`). toolwire does not read that API, whose calls are `function_call` steps;
-/// passed over as an event of a kind not known, its calls would be lost without a word. No
-/// generateContent response or chunk has these fields, nor any of [`GEMINI_FIELDS`] beside them.
+/// What Gemini Interactions API value `o` is, for Gemini (or Vertex): an `Interaction` (its
+/// `steps`, the `outputs` of the API's first version, or its `object: "interaction"`) or one of
+/// its stream's events (`event_type`). toolwire does not read that API, whose calls are
+/// `function_call` steps: passed over as an event of a kind not known, or refused as no Gemini
+/// response, its calls would be lost or the error would not say why. No generateContent response
+/// or chunk has these fields, nor any of [`GEMINI_FIELDS`] beside them.
 fn interactions(o: &Map<String, Value>, format: CallFormat) -> Option<String> {
     if format != CallFormat::Gemini || GEMINI_FIELDS.iter().any(|k| o.contains_key(*k)) {
         return None;
@@ -585,7 +591,20 @@ fn interactions(o: &Map<String, Value>, format: CallFormat) -> Option<String> {
     if let Some(kind) = o.get("event_type").and_then(Value::as_str) {
         return Some(format!("an Interactions API stream event (`event_type: \"{kind}\"`)"));
     }
-    ["steps", "outputs"].into_iter().find(|k| o.get(*k).is_some_and(Value::is_array)).map(|k| format!("an Interactions API response (`{k}`)"))
+    if let Some(k) = ["steps", "outputs"].into_iter().find(|k| o.get(*k).is_some_and(Value::is_array)) {
+        return Some(format!("an Interactions API response (`{k}`)"));
+    }
+    (o.get("object").and_then(Value::as_str) == Some("interaction")).then(|| "an Interactions API response (`object: \"interaction\"`)".owned())
+}
+
+/// The `INVALID_INPUT` for `o` when it is a Gemini Interactions API value ([`interactions`]):
+/// `subject` names it (`the event`, `response`), `reader` says what is read instead.
+fn interactions_error(o: &Map<String, Value>, format: CallFormat, subject: &str, reader: &str) -> Option<Error> {
+    let what = interactions(o, format)?;
+    Some(Error::new(
+        ErrorCode::InvalidInput,
+        format!("{subject} is {what}, which toolwire does not read: {reader} reads generateContent responses and streamGenerateContent chunks"),
+    ))
 }
 
 /// What [`parse_tool_calls`] takes for `format`, for its error.
@@ -2380,11 +2399,8 @@ impl Accumulator {
                 format!("the event is {what}, a response not streamed, not a stream event: give it to parseToolCalls, which reads its calls"),
             ));
         }
-        if let Some(what) = event.as_object().and_then(|o| interactions(o, self.format)) {
-            return Err(Error::new(
-                ErrorCode::InvalidInput,
-                format!("the event is {what}, which toolwire does not read: a Gemini or Vertex accumulator reads generateContent responses and streamGenerateContent chunks"),
-            ));
+        if let Some(e) = event.as_object().and_then(|o| interactions_error(o, self.format, "the event", "a Gemini or Vertex accumulator")) {
+            return Err(e);
         }
         shape::check_event(event, self.format)?;
         let next = self.next_turn(event);
@@ -4039,9 +4055,23 @@ mod tests {
             assert_eq!(e.code, ErrorCode::InvalidInput, "{value}");
             assert!(acc.finish(None).unwrap().is_empty());
             assert_eq!(acc.message().unwrap(), empty);
-            // parseToolCalls refuses them too (none of a Gemini response's fields).
-            assert_eq!(parse_tool_calls(&value, CallFormat::Gemini, None).unwrap_err().code, ErrorCode::InvalidInput);
+            // parseToolCalls refuses them too, saying what they are as the accumulator does (it
+            // said only that none of a Gemini response's fields were there).
+            let e = parse_tool_calls(&value, CallFormat::Gemini, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{value}");
+            assert!(e.message.starts_with("response is an Interactions API") && e.message.contains(what) && e.message.contains("does not read"), "{}", e.message);
+            let e = parse_tool_calls(&json!([value]), CallFormat::Gemini, None).unwrap_err();
+            assert!(e.message.starts_with("response[0] is an Interactions API") && e.message.contains(what), "{}", e.message);
         }
+        // An Interaction with neither steps nor outputs yet (`in_progress`, in the background)
+        // is one by its `object`.
+        let pending = json!({"id":"v1_abc","object":"interaction","status":"in_progress"});
+        let e = parse_tool_calls(&pending, CallFormat::Gemini, None).unwrap_err();
+        assert!(e.message.contains("Interactions API response (`object: \"interaction\"`)"), "{}", e.message);
+        assert!(Accumulator::new(CallFormat::Gemini).push(&pending, None).unwrap_err().message.contains("`object: \"interaction\"`"));
+        // Its error is the provider's error for parseToolCalls too.
+        let e = parse_tool_calls(&json!({"event_type":"error","error":{"code":"429","message":"busy"}}), CallFormat::Gemini, None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ProviderError, "{}", e.message);
         // Its error event is the provider's error, as Gemini's own `{error}` chunk is.
         let e = Accumulator::new(CallFormat::Gemini).push(&json!({"event_type":"error","error":{"code":"429","message":"busy"}}), None).unwrap_err();
         assert_eq!(e.code, ErrorCode::ProviderError, "{}", e.message);
