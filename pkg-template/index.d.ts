@@ -1666,7 +1666,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *   `openai`, under its id (`functions.read_file` is `read_file`, `$READFILE` is `_READFILE`).
    *
    * A text block of white space at most (one started and never written to) is left out for Anthropic and Bedrock,
-   * which refuse it. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or
+   * which refuse it. So is, for Anthropic, a `thinking` block the stream was cut inside, before its `signature_delta`
+   * (no `signature`, or the empty one its `content_block_start` gave): Anthropic refuses a thinking block sent back
+   * without its signature ("signature: Field required") in this request and every later one, and takes a turn
+   * without it, as a thinking block may be left out but never sent changed; the blocks before it stay. One that
+   * stopped without a signature (a compatible server that signs none) stays as it came. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or
    * `content: ""` (a stream that gave empty text, as Chat streams open) or `null` without `tool_calls`, and for
    * Responses `[]` or one message item of empty text: leave it out of the conversation, as the providers refuse it there
    * (Anthropic an empty message but the last, Gemini and Bedrock any, OpenAI `content: null` without calls).

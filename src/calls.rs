@@ -2483,7 +2483,8 @@ impl Accumulator {
     ///   call not done yet (a stream cut short) as `output_item.added` gave it, with the
     ///   arguments streamed so far.
     /// * Anthropic: `{role: "assistant", content: [...]}`, the content blocks in index order as
-    ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
+    ///   their deltas made them: `thinking` (with `signature`; one the stream was cut inside,
+    ///   before its signature, is left out, as Anthropic refuses it sent back), `redacted_thinking`, `text`
     ///   (with `citations`; one of white space at most is left out, as Anthropic refuses it),
     ///   `tool_use` (`input` read from its streamed JSON), `compaction` (as its `compaction_delta`
     ///   gave it), and any other block as it started (a delta of a type not known passed over, as

@@ -981,7 +981,14 @@ impl Turn {
                 Value::Object(m)
             }
             CallFormat::OpenAiResponses => Value::Array(parts(&[], true)),
-            CallFormat::Anthropic => object([("role", string("assistant")), ("content", Value::Array(parts(&["input"], false)))]),
+            CallFormat::Anthropic => {
+                // A thinking block the stream was cut inside, before its `signature_delta`: Anthropic
+                // refuses it sent back ("signature: Field required", or an invalid signature for the
+                // start's empty one) in this request and every later one, but takes the turn without
+                // it (thinking blocks may be left out; each one sent must be whole, as the model made it).
+                let content = self.parts.iter().filter(|(_, p)| !p.blank_text() && !p.unsigned_thinking()).map(|(_, p)| p.made(&["input"]));
+                object([("role", string("assistant")), ("content", Value::Array(content.collect()))])
+            }
             CallFormat::Gemini => {
                 // A call's `args` that is not an object (a proxy's `[1, 2]`, the call's
                 // `INVALID_ARGUMENTS`) is `{}`, as Anthropic's and Bedrock's inputs are: Gemini
@@ -1034,6 +1041,15 @@ impl Part {
                 "citations" => v.is_null() || v.as_array().is_some_and(Vec::is_empty),
                 _ => false,
             })
+    }
+
+    /// An Anthropic `thinking` block cut short before its signature: not stopped, and without
+    /// one (or with the empty one its start may give). One stopped without a signature (a server
+    /// that signs none) stays as it came.
+    fn unsigned_thinking(&self) -> bool {
+        !self.stopped
+            && self.value.get("type").and_then(Value::as_str) == Some("thinking")
+            && self.value.get("signature").and_then(Value::as_str).is_none_or(str::is_empty)
     }
 
     /// The part as sent back: streamed arguments read into the input at `input` (an object; `{}`
@@ -1167,6 +1183,52 @@ mod tests {
         // A stream cut inside a call's arguments: its input is an empty object, as Anthropic wants one.
         let (_, message) = run(CallFormat::Anthropic, &events[..16], None);
         assert_eq!(message["content"][3]["input"], json!({}));
+    }
+
+    /// A stream cut inside a thinking block, before its `signature_delta`: the block, which
+    /// Anthropic refuses sent back (no signature, or the start's empty one), is left out of the
+    /// turn; it kept it, and every later request of the conversation failed. The blocks before it
+    /// stay (interleaved thinking: a signed block and a call); one stopped without a signature (a
+    /// server that signs none) and one cut after its signature stay as they came.
+    #[test]
+    fn anthropic_turn_leaves_out_a_thinking_block_cut_before_its_signature() {
+        let start = |i: u64, block: Value| json!({"type":"content_block_start","index":i,"content_block":block});
+        let delta = |i: u64, d: Value| json!({"type":"content_block_delta","index":i,"delta":d});
+        let stop = |i: u64| json!({"type":"content_block_stop","index":i});
+        let begin = json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null}});
+        let signed = json!({"type":"thinking","thinking":"Both.","signature":"c2ln"});
+        let call = json!({"type":"tool_use","id":"toolu_01","name":"get_weather","input":{"city":"Paris"}});
+        for opening in [json!({"type":"thinking","thinking":""}), json!({"type":"thinking","thinking":"","signature":""})] {
+            // Cut in the turn's first block: nothing to send back.
+            let events = [begin.clone(), start(0, opening.clone()), delta(0, json!({"type":"thinking_delta","thinking":"Let me"}))];
+            assert_eq!(run(CallFormat::Anthropic, &events, None).1, json!({"role":"assistant","content":[]}), "{opening}");
+            for step in [1, 7, 64] {
+                assert_eq!(run_text(CallFormat::Anthropic, &events, step), json!({"role":"assistant","content":[]}), "step {step}");
+            }
+            // Cut in a block after a call (interleaved thinking): the turn up to it.
+            let events = [
+                begin.clone(),
+                start(0, json!({"type":"thinking","thinking":""})),
+                delta(0, json!({"type":"thinking_delta","thinking":"Both."})),
+                delta(0, json!({"type":"signature_delta","signature":"c2ln"})),
+                stop(0),
+                start(1, json!({"type":"tool_use","id":"toolu_01","name":"get_weather","input":{}})),
+                delta(1, json!({"type":"input_json_delta","partial_json":"{\"city\":\"Paris\"}"})),
+                stop(1),
+                start(2, opening.clone()),
+                delta(2, json!({"type":"thinking_delta","thinking":"Now"})),
+            ];
+            let (calls, message) = run(CallFormat::Anthropic, &events, None);
+            assert_eq!(calls.len(), 1);
+            assert_eq!(message, json!({"role":"assistant","content":[signed, call]}), "{opening}");
+        }
+        // Cut after its signature, before its stop: whole, kept.
+        let events = [begin.clone(), start(0, json!({"type":"thinking","thinking":""})), delta(0, json!({"type":"thinking_delta","thinking":"Both."})),
+            delta(0, json!({"type":"signature_delta","signature":"c2ln"}))];
+        assert_eq!(run(CallFormat::Anthropic, &events, None).1["content"], json!([signed]));
+        // Stopped without a signature (a compatible server that signs none): as it came.
+        let events = [begin, start(0, json!({"type":"thinking","thinking":""})), delta(0, json!({"type":"thinking_delta","thinking":"Hm."})), stop(0)];
+        assert_eq!(run(CallFormat::Anthropic, &events, None).1["content"], json!([{"type":"thinking","thinking":"Hm."}]));
     }
 
     #[test]

@@ -427,6 +427,28 @@ for (const [name, { blocks, stop, calls, blankBlocks = 0 }] of Object.entries(an
   });
 }
 
+test("anthropic, a stream cut inside a thinking block: message() is the SDK's finalMessage() without that block", async () => {
+  // Interleaved thinking: a signed thinking block, a call, then a thinking block the stream was cut inside, before
+  // its signature_delta. The SDK gives no final message for a stream without message_stop; its snapshot keeps the
+  // block with the start's `signature: ""`, which Anthropic refuses sent back in every later request. message()
+  // gives the turn without it (it gave it as the snapshot has it).
+  const signed = thinkingBlock(["Paris first."], "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds");
+  const call = toolBlock("tool_use", "toolu_01H", "get_weather", ["{\"city\": \"Paris\"}"]);
+  const full = anthropicEvents([signed, call, thinkingBlock(["Now Lon", "don."], "c2ln")]);
+  // Up to the last block's second thinking_delta: no signature_delta, content_block_stop, message_delta or message_stop.
+  const events = full.slice(0, full.findIndex((e) => e.delta?.type === "signature_delta" && e.index === 2));
+  const text = anthropicSse(events);
+  const client = new Anthropic({ apiKey: "sk-ant-test", baseURL: "http://127.0.0.1:9", fetch: sseFetch(text, 7), maxRetries: 0 });
+  const stream = client.messages.stream({ model: "claude-opus-4-7", max_tokens: 1024, messages: [{ role: "user", content: "Weather?" }] });
+  let snapshot;
+  stream.on("streamEvent", (_, s) => { snapshot = json(s); });
+  await assert.rejects(stream.finalMessage(), /stream ended without producing a Message/);
+  assert.deepEqual(snapshot.content.at(-1), { type: "thinking", thinking: "Now London.", signature: "" });
+  const sent = { role: "assistant", content: snapshot.content.slice(0, -1) };
+  assert.deepEqual(sent.content.map((b) => b.type), ["thinking", "tool_use"]);
+  check("anthropic", text, events, sent, [["toolu_01H", "get_weather", { city: "Paris" }]]);
+});
+
 test("the comparison can fail: a turn changed in any way that matters is told apart", async () => {
   const { chunks } = chatCases["text then two parallel calls, arguments over many deltas"];
   const { message } = await chatSdk(chunks, 1);
