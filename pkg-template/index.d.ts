@@ -2184,7 +2184,7 @@ export interface McpClientOptions {
   capabilities?: McpClientCapabilities | undefined;
   /**
    * Which revisions of MCP to speak. `"auto"` (default): `initialize` first (what deployed servers speak:
-   * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
+   * 2025-11-25, 2025-06-18, 2025-03-26, and 2024-11-05 from an older server behind a gateway), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
    * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`); the verdict
    * is kept, so connecting again to such a server asks `server/discover` first (and `initialize` if the server
    * refuses it). Not over the deprecated HTTP+SSE transport (`transport`), which 2026-07-28 does not have: there
@@ -2218,7 +2218,7 @@ export interface McpClientOptions {
    * it asks something, such as `notifications/initialized`, goes on by itself, and the next reader answers);
    * `headers` go on the GET and every POST
    * (`Mcp-*` ones of the app's too); a server may answer `2024-11-05` in
-   * the handshake; the stream's end ends the session: a call whose POST the server had answered fails with
+   * the handshake (as a Streamable HTTP one may); the stream's end ends the session: a call whose POST the server had answered fails with
    * `PROTOCOL` and is not sent again, and the next request connects again. A request whose POST had no answer
    * yet when the stream ended is sent once more on the new session (a server may never answer a POST for a
    * session it dropped): a server that began a tool before answering its POST may run that call twice. What waits unread for one call is bounded by `maxResponseBytes`
@@ -2637,8 +2637,9 @@ export interface McpCallOptions {
 
 /**
  * An MCP client over Streamable HTTP (protocol 2025-11-25, 2025-06-18, 2025-03-26, and 2026-07-28: see
- * {@link McpClientOptions.era}), or the deprecated HTTP+SSE transport (2024-11-05: see
- * {@link McpClientOptions.transport}). Errors are
+ * {@link McpClientOptions.era}; 2024-11-05 too, as an older server behind a gateway answers, spoken as 2025-03-26
+ * with its own version in `MCP-Protocol-Version`, as the MCP SDK's client does), or the deprecated HTTP+SSE
+ * transport (2024-11-05: see {@link McpClientOptions.transport}). Errors are
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
  * `location` where the server says: a 301, 302 or 303 would resend the POST as a GET, a 307 or 308 send it, its

@@ -57,7 +57,8 @@
 //!
 //! A server of the deprecated HTTP+SSE transport (2024-11-05) is spoken to through
 //! [`crate::protocol::legacy_sse::LegacySse`], a transport that makes it look like a Streamable
-//! HTTP server to this client (its `2024-11-05` then accepted in the handshake).
+//! HTTP server to this client. Its `2024-11-05` is accepted in the handshake, as it is from a
+//! Streamable HTTP server (an older server behind a gateway).
 //!
 //! With a 2026-07-28 server ([`Era::Modern`], or [`Era::Auto`] once `initialize` is refused the
 //! way such a server refuses it) there is no handshake and no session: `server/discover` tells
@@ -88,7 +89,7 @@ use crate::protocol::budget::{Collected, Held, Refusal};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::protocol::headers::{header_params, header_value, param_headers, HeaderParam};
-use crate::protocol::{LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SSE_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::protocol::{LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::text::Owned as _;
 
 /// Which revisions of MCP a client speaks with its server.
@@ -1265,8 +1266,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
             r => r?,
         };
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").owned();
-        // A server of the deprecated HTTP+SSE transport may know no revision after its own.
-        let sse = self.transport.mcp_transport() == Some(McpTransport::Sse) && version == SSE_PROTOCOL_VERSION;
         // What makes the result no InitializeResult, before its version is judged: no version to
         // speak of (the SDK's schema refuses such a result as it refuses a version it does not speak).
         let problem = match result.get("protocolVersion") {
@@ -1283,7 +1282,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             )
         } else if let Some(problem) = problem {
             Some(Error::new(ErrorCode::Protocol, format!("initialize: the server's result is no InitializeResult: {problem}")).with_detail("result", result.clone()))
-        } else if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) && !sse {
+        } else if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
             let e = Error::new(
                 ErrorCode::UnsupportedProtocolVersion,
                 format!(

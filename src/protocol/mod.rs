@@ -15,11 +15,14 @@ pub mod transport;
 /// The protocol version toolwire asks for.
 pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// Versions toolwire accepts from a server in the `initialize` handshake.
-pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+/// Versions toolwire accepts from a server in the `initialize` handshake, over either transport:
+/// 2024-11-05 (which had no Streamable HTTP) also from a Streamable HTTP server, as the MCP SDK's
+/// client accepts it, since a gateway puts servers of that revision on Streamable HTTP as they are.
+/// It is then spoken as 2025-03-26 is, its version in `MCP-Protocol-Version` as the SDK sends it.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", SSE_PROTOCOL_VERSION];
 
-/// The revision of the deprecated HTTP+SSE transport: accepted from a server spoken to over that
-/// transport ([`legacy_sse`]), which may know no later one.
+/// The revision of the deprecated HTTP+SSE transport ([`legacy_sse`]), whose servers may know no
+/// later one.
 pub const SSE_PROTOCOL_VERSION: &str = "2024-11-05";
 
 /// The revision without a handshake (every request carries its version and the client's

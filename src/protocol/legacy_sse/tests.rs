@@ -180,11 +180,27 @@ fn the_apps_own_mcp_headers_go_on_the_get_and_every_post() {
     }
 }
 
-/// A 2024-11-05 answer is the old transport's: over Streamable HTTP it is still refused.
+/// A 2024-11-05 answer over Streamable HTTP (an older server behind a gateway) is taken, as the MCP
+/// SDK's client takes it, and sent back in `MCP-Protocol-Version`; 2024-10-07 is still refused.
 #[test]
-fn only_the_old_transport_takes_2024_11_05() {
-    let h = crate::protocol::client::tests::harness_with(vec![crate::protocol::client::tests::init_reply("2024-11-05", None)], ClientOptions::new("http://127.0.0.1/mcp"), 10);
-    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+fn streamable_http_takes_2024_11_05_too() {
+    use crate::protocol::client::tests::{accepted, harness_with, init_reply, json_reply};
+    let h = harness_with(
+        vec![init_reply("2024-11-05", Some("s1")), accepted(), json_reply(json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo"}]}}))],
+        ClientOptions::new("http://127.0.0.1/mcp"),
+        10,
+    );
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.protocol_version().as_deref(), Some("2024-11-05"));
+    assert_eq!(h.client.mcp_transport(), Some(McpTransport::StreamableHttp));
+    assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 1);
+    for r in &h.log.borrow().requests[1..] {
+        assert_eq!(header(r, "mcp-protocol-version"), Some("2024-11-05"));
+    }
+    let h = harness_with(vec![init_reply("2024-10-07", None)], ClientOptions::new("http://127.0.0.1/mcp"), 10);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion);
+    assert!(e.message.ends_with("toolwire speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"), "{}", e.message);
 }
 
 #[test]

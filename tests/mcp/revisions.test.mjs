@@ -1,0 +1,80 @@
+// McpClient (the built package, ../../pkg) against small servers in this process, for what the MCP revisions leave
+// to the client: a server of 2024-11-05 on Streamable HTTP (behind a gateway).
+// Run: make pkg && node --test tests/mcp/revisions.test.mjs
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { loadPkg, rejectsWith } from "./helpers.mjs";
+
+const { McpClient, McpHub } = await loadPkg();
+
+/**
+ * A server in this process: each POST's JSON-RPC request goes to `handle(msg)`, whose value is its result (a
+ * string: the raw JSON of the result); a notification is accepted (202), a DELETE answered 200, a GET 405.
+ * `seen` keeps each request's method and MCP-Protocol-Version header.
+ */
+async function startServer(handle, { session } = {}) {
+  const seen = [];
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const msg = body ? JSON.parse(body) : null;
+    seen.push({ http: req.method, method: msg?.method, version: req.headers["mcp-protocol-version"] });
+    if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405), res.end();
+    if (msg.id === undefined) return res.writeHead(202), res.end();
+    const result = await handle(msg);
+    const text = typeof result === "string" ? result : JSON.stringify(result);
+    res.writeHead(200, { "content-type": "application/json", ...(session ? { "mcp-session-id": session } : {}) });
+    res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${text}}`);
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  srv.unref();
+  return { url: `http://127.0.0.1:${srv.address().port}/mcp`, seen, close: () => (srv.closeAllConnections(), srv.close()) };
+}
+
+const initResult = (protocolVersion, capabilities = { tools: {} }) => ({ protocolVersion, capabilities, serverInfo: { name: "raw", version: "1" } });
+
+test("a server answering 2024-11-05 over Streamable HTTP (an older server behind a gateway) is spoken to, as the SDK's client does", async () => {
+  const { url, seen, close } = await startServer(
+    (m) => {
+      if (m.method === "initialize") return initResult("2024-11-05");
+      if (m.method === "tools/list") return { tools: [{ name: "echo", inputSchema: { type: "object" } }] };
+      if (m.method === "tools/call") return { content: [{ type: "text", text: `hi ${m.params.arguments.who}` }] };
+      return {};
+    },
+    { session: "S1" },
+  );
+  for (const transport of [undefined, "streamable-http"]) {
+    const client = new McpClient(url, { transport, timeoutMs: 5000 });
+    await client.connect();
+    assert.equal(client.protocolVersion, "2024-11-05");
+    assert.equal(client.transport, "streamable-http");
+    assert.deepEqual((await client.listTools()).map((t) => t.name), ["echo"]);
+    assert.equal((await client.callTool("echo", { who: "you" })).content[0].text, "hi you");
+    await client.close();
+  }
+  // Every request after initialize carries the version the server answered, as the SDK's client sends it.
+  const after = seen.filter((s) => s.method !== "initialize");
+  assert.ok(after.length >= 6, JSON.stringify(seen));
+  for (const s of after) assert.equal(s.version, "2024-11-05", JSON.stringify(s));
+  assert.equal(seen.find((s) => s.method === "initialize").version, undefined);
+  // A hub lists its tools too.
+  const hub = new McpHub({ old: { url } });
+  const listed = await hub.listTools();
+  assert.deepEqual(listed.errors, []);
+  assert.deepEqual(listed.tools.map((t) => t.name), ["echo"]);
+  await hub.closeAll();
+  close();
+});
+
+test("a version no revision has, or 2024-10-07, is still refused", async () => {
+  for (const version of ["2024-10-07", "2099-01-01"]) {
+    const { url, close } = await startServer((m) => (m.method === "initialize" ? initResult(version) : {}));
+    const client = new McpClient(url, { timeoutMs: 5000 });
+    const e = await rejectsWith(client.connect(), "UNSUPPORTED_PROTOCOL_VERSION");
+    assert.equal(e.protocolVersion, version);
+    assert.match(e.message, /toolwire speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05/);
+    await client.close();
+    close();
+  }
+});
