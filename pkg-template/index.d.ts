@@ -2243,7 +2243,8 @@ export interface McpClientOptions {
    * (`isError`), tools listed without a schema and tools this client has not listed (a call made before
    * `listTools()`: the schema is the listing's) are not checked. The keywords checked are those that decide
    * most documents (types, enums, properties, required, additionalProperties, items, bounds, combinators,
-   * conditionals, local `$ref`s); `pattern` and `format` are not, and a document too large or deep to check within
+   * conditionals, local `$ref`s; OpenAPI 3.0's `nullable: true` beside a `type` allows `null`, as the MCP SDK's
+   * client, Ajv, has it); `pattern` and `format` are not, and a document too large or deep to check within
    * the checker's bounds is accepted. Not while the server has announced a changed tool list not listed since.
    */
   validateStructuredContent?: boolean | undefined;

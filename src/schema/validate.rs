@@ -3,9 +3,10 @@
 //!
 //! The keywords that decide most documents are checked (drafts 4 to 2020-12): `type` (one or
 //! several; `integer` is any number without a fraction; a type name no draft has refuses
-//! nothing), `enum`, `const`, `properties`, `required`, `additionalProperties`,
-//! `minProperties`, `maxProperties`, `dependentRequired`, `items` (a schema, or draft 4-7's array
-//! of schemas with `additionalItems`), `prefixItems`, `minItems`, `maxItems`, `uniqueItems`,
+//! nothing; OpenAPI 3.0's `nullable: true` beside it allows `null` too, as Ajv has it), `enum`,
+//! `const`, `properties`, `required`, `additionalProperties`, `minProperties`, `maxProperties`,
+//! `dependentRequired`, `items` (a schema, or draft 4-7's array of schemas with
+//! `additionalItems`), `prefixItems`, `minItems`, `maxItems`, `uniqueItems`,
 //! `contains` (with `minContains`, `maxContains`), `minLength`, `maxLength` (in characters),
 //! `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, or draft 4's
 //! booleans), `multipleOf`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, boolean
@@ -192,6 +193,11 @@ impl<'a> Validator<'a> {
         const KNOWN: [&str; 7] = ["null", "boolean", "object", "array", "number", "string", "integer"];
         // A type name no draft has (draft 3's "any"), or none at all: nothing is refused for it.
         if allowed.is_empty() || allowed.iter().any(|t| !KNOWN.contains(t)) {
+            return;
+        }
+        // OpenAPI 3.0's `nullable: true` beside a `type` lets `null` through too, as Ajv (the MCP SDK
+        // client's checker) reads it by default; `enum` and `const` still apply to that null.
+        if instance.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
             return;
         }
         let fits = |t: &str| match (t, instance) {
@@ -502,6 +508,19 @@ mod tests {
         assert_eq!(paths(json!({"enum": [9007199254740993_u64]}), json!(9007199254740992_u64)), [""]);
         assert_eq!(paths(json!({"multipleOf": 2}), json!(3000000001_u64)), [""]);
         assert!(validate(&json!({"multipleOf": 2}), &json!(4.0)).is_empty());
+    }
+
+    /// `nullable: true` (OpenAPI 3.0) allows null beside a `type`, as Ajv's default does; its
+    /// `enum` still decides, and `nullable` alone or `false` changes nothing.
+    #[test]
+    fn openapi_nullable_allows_null_beside_a_type() {
+        let schema = json!({"type": "object", "properties": {"assignee": {"type": "string", "nullable": true}, "n": {"type": ["integer"], "nullable": true}}});
+        assert!(validate(&schema, &json!({"assignee": null, "n": null})).is_empty());
+        assert_eq!(paths(schema, json!({"assignee": 1, "n": "x"})), ["/assignee", "/n"]);
+        assert_eq!(paths(json!({"type": "string", "nullable": true, "enum": ["a"]}), json!(null)), [""]);
+        assert_eq!(paths(json!({"type": "string", "nullable": false}), json!(null)), [""]);
+        assert_eq!(paths(json!({"type": "string", "nullable": "yes"}), json!(null)), [""]);
+        assert!(validate(&json!({"nullable": false}), &json!(null)).is_empty());
     }
 
     #[test]

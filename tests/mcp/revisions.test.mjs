@@ -1,5 +1,6 @@
 // McpClient (the built package, ../../pkg) against small servers in this process, for what the MCP revisions leave
-// to the client: a server of 2024-11-05 on Streamable HTTP (behind a gateway).
+// to the client: a server of 2024-11-05 on Streamable HTTP (behind a gateway), an outputSchema in the OpenAPI 3.0
+// style (`nullable`).
 // Run: make pkg && node --test tests/mcp/revisions.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -77,4 +78,28 @@ test("a version no revision has, or 2024-10-07, is still refused", async () => {
     await client.close();
     close();
   }
+});
+
+test("an outputSchema's `nullable: true` (OpenAPI 3.0) lets null through, as the SDK's client (Ajv) does", async () => {
+  const tool = {
+    name: "get_issue",
+    inputSchema: { type: "object" },
+    outputSchema: { type: "object", properties: { title: { type: "string" }, assignee: { type: "string", nullable: true }, state: { type: "string", nullable: true, enum: ["open"] } }, required: ["title", "assignee"] },
+  };
+  let structuredContent = { title: "Bug", assignee: null, state: "open" };
+  const { url, close } = await startServer((m) => {
+    if (m.method === "initialize") return initResult("2025-11-25");
+    if (m.method === "tools/list") return { tools: [tool] };
+    return { content: [], structuredContent };
+  });
+  const client = new McpClient(url, { timeoutMs: 5000 });
+  await client.connect();
+  await client.listTools();
+  assert.deepEqual((await client.callTool("get_issue", {})).structuredContent, structuredContent);
+  // Only null: another type still breaks it, and an enum without null still refuses null.
+  structuredContent = { title: "Bug", assignee: 7, state: null };
+  const e = await rejectsWith(client.callTool("get_issue", {}), "PROTOCOL");
+  assert.deepEqual(e.violations.map((v) => v.path), ["/assignee", "/state"]);
+  await client.close();
+  close();
 });
