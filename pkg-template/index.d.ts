@@ -628,7 +628,12 @@ export type McpContentBlock =
 /** The result of an MCP `tools/call`. */
 export interface McpCallToolResult {
   content?: McpContentBlock[] | undefined;
-  structuredContent?: { [key: string]: unknown } | undefined;
+  /**
+   * The result as data: an object up to MCP 2025-11-25, any JSON value from 2026-07-28 (an array, a string, a
+   * number...), and `callTool` gives whatever the server sent (checked against an `outputSchema` that may be
+   * `{type: "array"}`), so check its shape before reading it as an object.
+   */
+  structuredContent?: { [key: string]: unknown } | JsonValue | undefined;
   /**
    * Whether the call failed. MCP makes it a boolean; a server's value of another type is read by one rule everywhere
    * ({@link flattenContent}, {@link toolResultMessage}, the hub's and the client's `callTool`), so that a failed call

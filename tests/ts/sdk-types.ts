@@ -196,6 +196,14 @@ const wrappedIsObjects: NameMap<JsonObject> = NameMap.fromTools([{ name: "t", in
 // @ts-expect-error McpTool[] says nothing of the schemas' roots
 const listedIsObjects: NameMap<JsonObject> = NameMap.fromTools(tools, "openai");
 const sdkAnswer: ToolResultBlockParam = toolResultMessage(call, sdkResult, "anthropic");
+// A result's structuredContent may be any JSON value (2026-07-28; an array outputSchema): a string is no object.
+const resultAsWord: McpCallToolResult = { content: [], structuredContent: "hello" };
+const resultAsList: McpCallToolResult = { structuredContent: [1, 2, 3] };
+const sc = result.structuredContent;
+const scWord: string = typeof sc === "string" ? sc.toUpperCase() : "";
+// @ts-expect-error not known to be an object
+const scObject: { [key: string]: unknown } = sc ?? {};
+void toolResultMessage(call, resultAsWord, "gemini");
 // A call without `error` has its arguments: the SDK's callTool takes them without a null check.
 for (const c of parseToolCalls({}, "openai", sdkMap)) {
   if (c.error) throw new Error(c.error.message);
