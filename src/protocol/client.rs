@@ -3768,7 +3768,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(problem) = task_problem(&task) {
                 break Err(Error::new(ErrorCode::Protocol, format!("{from} is not a Task: {problem}")).with_detail("result", task.clone()));
             }
-            let (status, interval) = (task.get("status").and_then(Value::as_str), task.get("pollInterval").and_then(Value::as_u64));
+            let (status, interval) = (task.get("status").and_then(Value::as_str), task.get("pollInterval").and_then(poll_interval_ms));
             let method = match status {
                 Some(done @ ("completed" | "failed" | "input_required")) => {
                     settled = done != "input_required";
@@ -4753,6 +4753,14 @@ fn quote_body(text: &str, html: bool) -> String {
     words.push_str(rest);
     let words = words.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&nbsp;", " ").replace("&amp;", "&");
     words.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(200).collect()
+}
+
+/// A task's `pollInterval` in whole milliseconds: any non-negative number, as JSON has it (`3000`,
+/// `3000.0`, `3e3`: encoders write a double so), rounded, as the MCP SDK reads it (a JS number);
+/// `None` for another value (the default interval then).
+fn poll_interval_ms(v: &Value) -> Option<u64> {
+    // Past u64's range the cast saturates; the interval is clamped to 30 s after.
+    v.as_u64().or_else(|| v.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f.round() as u64))
 }
 
 /// What a refusal of `initialize` that points to 2026-07-28 adds over the deprecated HTTP+SSE

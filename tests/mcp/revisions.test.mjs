@@ -1,6 +1,6 @@
 // McpClient (the built package, ../../pkg) against small servers in this process, for what the MCP revisions leave
 // to the client: a server of 2024-11-05 on Streamable HTTP (behind a gateway), an outputSchema in the OpenAPI 3.0
-// style (`nullable`).
+// style (`nullable`), a task's `pollInterval` written as a double.
 // Run: make pkg && node --test tests/mcp/revisions.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -102,4 +102,28 @@ test("an outputSchema's `nullable: true` (OpenAPI 3.0) lets null through, as the
   assert.deepEqual(e.violations.map((v) => v.path), ["/assignee", "/state"]);
   await client.close();
   close();
+});
+
+test("a task's pollInterval written as a double (300.0, 3e2) is kept, not replaced by the 1 s default", async () => {
+  for (const written of ["300.0", "3e2"]) {
+    const times = [];
+    const task = (status) => `{"taskId":"T1","status":"${status}","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":null,"pollInterval":${written}}`;
+    const { url, close } = await startServer((m) => {
+      if (m.method === "initialize") return initResult("2025-11-25", { tools: {}, tasks: { requests: { tools: { call: {} } } } });
+      if (m.method === "tools/list") return { tools: [{ name: "job", inputSchema: { type: "object" }, execution: { taskSupport: "required" } }] };
+      if (m.method === "tools/call") return times.push(Date.now()), `{"task":${task("working")}}`;
+      if (m.method === "tasks/get") return times.push(Date.now()), task(times.length < 4 ? "working" : "completed");
+      if (m.method === "tasks/result") return { content: [{ type: "text", text: "done" }] };
+      return {};
+    });
+    const client = new McpClient(url, { timeoutMs: 10_000 });
+    await client.connect();
+    await client.listTools();
+    assert.equal((await client.callTool("job", {})).content[0].text, "done");
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    assert.equal(gaps.length, 3);
+    for (const gap of gaps) assert.ok(gap >= 250 && gap < 800, `${written}: polled ${gaps.join(", ")} ms apart`);
+    await client.close();
+    close();
+  }
 });

@@ -4419,6 +4419,36 @@ fn a_tool_that_runs_only_as_a_task_is_followed_to_its_result() {
     assert!(slept.contains(&100) && slept.contains(&2000), "polled at the task's pollInterval, at least 100 ms: {slept:?}");
 }
 
+/// A `pollInterval` written as a double (`3000.0`, `2500.6`) is read as the number it is, rounded;
+/// one that is negative or no number leaves the default of 1 s.
+#[test]
+fn a_poll_interval_written_with_a_fraction_is_kept() {
+    let with = |status: &str, poll: Value| {
+        let mut t = task(status, 0);
+        t["pollInterval"] = poll;
+        t
+    };
+    let mut replies = task_server();
+    replies.extend([
+        Reply::Echo(json!({"task": with("working", json!(3000.0))})),
+        Reply::Echo(with("working", json!(2500.6))),
+        Reply::Echo(with("working", json!(-1.0))),
+        Reply::Echo(with("working", json!("3000"))),
+        Reply::Echo(with("completed", json!(3000.0))),
+        Reply::Echo(json!({"content": [{"type": "text", "text": "report"}]})),
+    ]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let r = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "report");
+    // The polls' sleeps (the others are the requests' timeouts).
+    let polls: Vec<u64> = h.slept.borrow().iter().copied().filter(|&ms| ms <= 30_000).collect();
+    assert_eq!(polls, [3000, 2501, 1000, 1000]);
+    assert_eq!(poll_interval_ms(&serde_json::from_str("3e3").unwrap()), Some(3000));
+    assert_eq!(poll_interval_ms(&serde_json::from_str("1e30").unwrap()), Some(u64::MAX));
+}
+
 /// The call's timeout bounds the whole task, which is then cancelled with `tasks/cancel`; a task
 /// the server cancels is `ABORTED`; a server without `tasks.requests.tools.call` gets a plain call.
 #[test]
