@@ -2250,7 +2250,10 @@ export interface McpClientOptions {
    * most documents (types, enums, properties, required, additionalProperties, items, bounds, combinators,
    * conditionals, local `$ref`s; OpenAPI 3.0's `nullable: true` beside a `type` allows `null`, as the MCP SDK's
    * client, Ajv, has it); `pattern` and `format` are not, and a document too large or deep to check within
-   * the checker's bounds is accepted. Not while the server has announced a changed tool list not listed since.
+   * the checker's bounds is accepted. Not while the listing may be out of date ({@link McpClient.toolsStale}): the
+   * server has announced a changed tool list not listed since, the session is a new one, or (2026-07-28) the
+   * listing's `ttlMs` has passed (with `0`, the SDKs' default, at once: such a server's results are checked only
+   * when it gives its listing a longer `ttlMs`).
    */
   validateStructuredContent?: boolean | undefined;
   /**

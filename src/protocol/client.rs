@@ -3707,8 +3707,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 *v = Value::Bool(crate::model::is_error_value(v));
             }
         }
-        // A listing that may be out of date may hold a schema the tool no longer has.
-        if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError").is_some_and(crate::model::is_error_value) {
+        // A listing that may be out of date may hold a schema the tool no longer has: one after an
+        // announced change or a new session, or (2026-07-28, no session to renew) past its `ttlMs`.
+        let stale = self.tools_changed() || self.tools_expired();
+        if !self.opts.validate_structured_content || stale || result.get("isError").is_some_and(crate::model::is_error_value) {
             return Ok(result);
         }
         let violations = match (self.output_schemas.borrow().get(name), result.get("structuredContent")) {

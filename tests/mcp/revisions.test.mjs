@@ -1,6 +1,6 @@
-// McpClient (the built package, ../../pkg) against small servers in this process, for what the MCP revisions leave
-// to the client: a server of 2024-11-05 on Streamable HTTP (behind a gateway), an outputSchema in the OpenAPI 3.0
-// style (`nullable`), a task's `pollInterval` written as a double.
+// McpClient (the built package, ../../pkg) against small servers in this process, for what the MCP revisions
+// leave to the client: a server of 2024-11-05 on Streamable HTTP (behind a gateway), an outputSchema in the
+// OpenAPI 3.0 style (`nullable`), a task's `pollInterval` written as a double, a 2026-07-28 listing past its `ttlMs`.
 // Run: make pkg && node --test tests/mcp/revisions.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -126,4 +126,30 @@ test("a task's pollInterval written as a double (300.0, 3e2) is kept, not replac
     await client.close();
     close();
   }
+});
+
+test("2026-07-28: a result is not checked against a listing past its ttlMs (toolsStale), as after a change", async () => {
+  let version = 1;
+  let ttlMs = 0;
+  const { url, close } = await startServer((m) => {
+    const done = (r) => ({ ...r, resultType: "complete" });
+    if (m.method === "server/discover") return done({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, serverInfo: { name: "m", version: "1" } });
+    if (m.method === "tools/list") return done({ tools: [{ name: "w", inputSchema: { type: "object" }, outputSchema: { type: "object", required: [version === 1 ? "celsius" : "kelvin"] } }], ttlMs });
+    return done({ content: [], structuredContent: version === 1 ? { celsius: 20 } : { kelvin: 293 } });
+  });
+  const client = new McpClient(url, { era: "modern", timeoutMs: 5000 });
+  await client.connect();
+  await client.listTools();
+  assert.equal(client.toolsStale, true, "ttlMs 0: stale at once");
+  version = 2; // redeployed: the tool's outputSchema changed, and the client was told nothing
+  assert.deepEqual((await client.callTool("w", {})).structuredContent, { kelvin: 293 });
+  // A listing still fresh is checked.
+  ttlMs = 60_000;
+  await client.listTools();
+  assert.equal(client.toolsStale, false);
+  version = 1;
+  const e = await rejectsWith(client.callTool("w", {}), "PROTOCOL");
+  assert.match(e.message, /"kelvin" is missing/);
+  await client.close();
+  close();
 });
