@@ -1240,7 +1240,7 @@ export type ArgumentsOf<M> = M extends NameMap<infer A> ? A : M extends null | u
 /** OpenAI Chat Completions: the model's turn, a `ChatCompletionAssistantMessageParam` (of the first choice). */
 export type OpenAiAssistantMessage = {
   role: "assistant";
-  /** The text; `null` when there is none. */
+  /** The text; `null` when there is none beside calls (`""` without calls, as the stream gave it). */
   content: string | null;
   /** The refusal, when the model streamed one. */
   refusal?: string;
@@ -1632,7 +1632,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * history (below):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, audio?: {id}, reasoning_content?, reasoning?,
    *   reasoning_details?, tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice
-   *   (DeepSeek's and Kimi's `reasoning_content`, the `reasoning` of vLLM, Ollama's `/v1`, OpenRouter and Groq,
+   *   (`content` `null` for calls without text; DeepSeek's and Kimi's `reasoning_content`, the `reasoning` of vLLM, Ollama's `/v1`, OpenRouter and Groq,
    *   OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its
    *   {@link ToolCall}'s `call_{n}`, once it is complete), with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature); a custom tool's call is `{id, type:

@@ -965,7 +965,15 @@ impl Turn {
             CallFormat::OpenAi | CallFormat::Ollama => {
                 let mut m = Map::new();
                 m.insert("role".into(), "assistant".into());
-                m.insert("content".into(), self.fields.get("content").cloned().unwrap_or(Value::Null));
+                let mut content = self.fields.get("content").cloned().unwrap_or(Value::Null);
+                // With calls, no text is `null`, as a completion gives it and OpenAI's spec has it
+                // (`content` "required unless `tool_calls`"): relays in front of Claude refuse the
+                // `""` a stream starts with ("text content blocks must be non-empty").
+                let empty = content.as_str().is_some_and(str::is_empty) || content.as_array().is_some_and(Vec::is_empty);
+                if format == CallFormat::OpenAi && empty && !self.parts.is_empty() {
+                    content = Value::Null;
+                }
+                m.insert("content".into(), content);
                 for k in ["refusal", "audio", "thinking", "reasoning_content", "reasoning", "reasoning_details"] {
                     if let Some(v) = self.fields.get(k) {
                         m.insert(k.into(), v.clone());
@@ -1302,6 +1310,19 @@ mod tests {
         assert_eq!((&message["reasoning_content"], &message["reasoning_details"]), (&json!("Why."), &details));
     }
 
+    #[test]
+    fn a_streamed_chat_turn_of_calls_alone_has_null_content() {
+        // s28c F7: the `""` a stream starts with is no text beside calls, as a completion has it
+        // (`null`); without calls it stays `""`.
+        let chunk = |delta: Value| json!({"choices":[{"index":0,"delta":delta,"finish_reason":null}]});
+        let call = json!({"index":0,"id":"call_1","type":"function","function":{"name":"list_files","arguments":"{}"}});
+        let events = [chunk(json!({"role":"assistant","content":""})), chunk(json!({"tool_calls":[call]})), json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})];
+        assert_eq!(run(CallFormat::OpenAi, &events, None).1["content"], Value::Null);
+        let completion = json!({"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":"","tool_calls":[call]}}]});
+        assert_eq!(run(CallFormat::OpenAi, &[completion], None).1["content"], Value::Null);
+        assert_eq!(run(CallFormat::OpenAi, &events[..1], None).1["content"], json!(""));
+    }
+
     /// `reasoning` (vLLM, which reads it back before an assistant message's calls as gpt-oss's
     /// analysis; Ollama's `/v1`, which reads it back as the turn's thinking; OpenRouter; Groq) is
     /// kept as `reasoning_content` is, streamed or whole, for `openai` and `ollama`; a completion's
@@ -1341,6 +1362,11 @@ mod tests {
         let want = json!({"role":"assistant","content":"","reasoning":"The user wants the weather; call get_weather.","tool_calls":[
             {"id":"chatcmpl-tool-1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]});
         for format in [CallFormat::OpenAi, CallFormat::Ollama] {
+            // (OpenAI's: no text beside calls is `null`.)
+            let mut want = want.clone();
+            if format == CallFormat::OpenAi {
+                want["content"] = Value::Null;
+            }
             assert_eq!(run(format, &turn("c1"), None).1, want, "{format:?}");
             assert_eq!(run_text(format, &turn("c1"), 7), want, "{format:?}");
             let completion = json!({"id":"c2","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
