@@ -1240,8 +1240,13 @@ export type ArgumentsOf<M> = M extends NameMap<infer A> ? A : M extends null | u
 /** OpenAI Chat Completions: the model's turn, a `ChatCompletionAssistantMessageParam` (of the first choice). */
 export type OpenAiAssistantMessage = {
   role: "assistant";
-  /** The text; `null` when there is none beside calls (`""` without calls, as the stream gave it). */
-  content: string | null;
+  /**
+   * The text; `null` when there is none beside calls (`""` without calls, as the stream gave it). A list of chunks
+   * when the model sent one (Mistral's reasoning models: `{type: "thinking", thinking: [{type: "text", text}],
+   * closed?}` and `{type: "text", text}`, which Mistral wants back as they came; a stream's lists and the text after
+   * them put together).
+   */
+  content: string | JsonObject[] | null;
   /** The refusal, when the model streamed one. */
   refusal?: string;
   /** An audio model's spoken reply (`modalities: ["text", "audio"]`), by the id Chat takes it back by. */
@@ -1630,9 +1635,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `reasoningContent`, a system tool's `toolResult` and cited text. Names and arguments are the provider's, as the
    * model sent them (not mapped through the name map), but for `openai` and `bedrock` names the API refuses in a
    * history (below):
-   * - `openai`: `{role: "assistant", content: text | null, refusal?, audio?: {id}, reasoning_content?, reasoning?,
+   * - `openai`: `{role: "assistant", content: text | chunks | null, refusal?, audio?: {id}, reasoning_content?, reasoning?,
    *   reasoning_details?, tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice
-   *   (`content` `null` for calls without text; DeepSeek's and Kimi's `reasoning_content`, the `reasoning` of vLLM, Ollama's `/v1`, OpenRouter and Groq,
+   *   (`content` `null` for calls without text; Mistral's list of thinking and text chunks, DeepSeek's and Kimi's `reasoning_content`, the `reasoning` of vLLM, Ollama's `/v1`, OpenRouter and Groq,
    *   OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its
    *   {@link ToolCall}'s `call_{n}`, once it is complete), with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature); a custom tool's call is `{id, type:

@@ -64,7 +64,7 @@ pub(super) struct Turn {
     parts: Vec<(Key, Part)>,
     /// Chat and Ollama: the message's text fields (`content`, `refusal`, `thinking`,
     /// `reasoning_content`, `reasoning`) and `reasoning_details`, an object
-    /// once there is one.
+    /// once there is one (`content` a list of chunks once one came as such).
     fields: Value,
     /// Where in `fields.reasoning_details` the detail of each `index` and type is: a piece is
     /// put on its detail without a search through the others (which took quadratic time).
@@ -375,6 +375,8 @@ impl Turn {
             if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
                 continue;
             }
+            // A whole message (a completion pushed), not a delta.
+            let whole = choice.get("delta").is_none();
             let Some(delta) = choice.get("delta").or_else(|| choice.get("message")) else { continue };
             // Text given, if empty, is text: an assistant message of `content: null` and no calls
             // is refused sent back (the SDK's message has `""`, as the stream gave it).
@@ -385,9 +387,11 @@ impl Turn {
                     append(&mut self.fields, &[k], "");
                 }
             }
+            let chunks = delta.get("content").is_some_and(|c| self.content_chunks(c, whole));
             // `reasoning`: vLLM's (which reads it back before the calls, gpt-oss's analysis),
             // Ollama's `/v1` (its `thinking` when read back), OpenRouter's, Groq's.
-            self.append_fields(delta, &["content", "refusal", "reasoning_content", "reasoning"]);
+            let keys: &[&str] = if chunks { &["refusal", "reasoning_content", "reasoning"] } else { &["content", "refusal", "reasoning_content", "reasoning"] };
+            self.append_fields(delta, keys);
             // A spoken reply's `audio`: its `id`, which Chat takes back for it (not its data).
             if let Some(id) = delta.get("audio").and_then(|a| a.get("id")).and_then(Value::as_str).filter(|id| !id.is_empty()) {
                 if self.fields.get("audio").is_none() {
@@ -400,6 +404,79 @@ impl Turn {
                 self.reasoning_details(details);
             }
         }
+    }
+
+    /// Chat `content` as a list of chunks (Mistral's reasoning models: a ThinkChunk `{type:
+    /// "thinking", thinking: [{type: "text", text}], closed?}`, then TextChunks `{type: "text",
+    /// text}`), which Mistral wants back as it came: its reasoning dropped from the history
+    /// degrades the model. A whole message's list is taken as it is. A stream's, lists while the
+    /// model thinks and text after, is put together: thinking goes on the thinking chunk before it
+    /// until that one is `closed`, text (a text chunk, or `content` as text) on the text chunk
+    /// before it, any other chunk after them. `false` when it is text and the turn's is text so
+    /// far (appended as text is).
+    fn content_chunks(&mut self, content: &Value, whole: bool) -> bool {
+        let text_chunk;
+        let pieces: &[Value] = match content {
+            Value::Array(a) => a,
+            Value::String(s) if self.fields.get("content").is_some_and(Value::is_array) => {
+                if s.is_empty() {
+                    return true;
+                }
+                text_chunk = [object([("type", string("text")), ("text", string(s))])];
+                &text_chunk
+            }
+            _ => return false,
+        };
+        self.held += size(content);
+        if self.fields.is_null() {
+            self.fields = Value::Object(Map::new());
+        }
+        let Some(slot) = value_at(&mut self.fields, &["content"]) else { return true };
+        if whole {
+            *slot = content.clone();
+            return true;
+        }
+        // The text before the list, as its first chunk.
+        if !slot.is_array() {
+            let text = slot.as_str().filter(|t| !t.is_empty()).map(|t| object([("type", string("text")), ("text", string(t))]));
+            *slot = Value::Array(text.into_iter().collect());
+        }
+        let Value::Array(have) = slot else { return true };
+        let of = |v: &Value, kind: &str| v.get("type").and_then(Value::as_str) == Some(kind);
+        for piece in pieces {
+            // No text is no chunk (as `""` is no text).
+            if of(piece, "text") && piece.get("text").and_then(Value::as_str) == Some("") {
+                continue;
+            }
+            let last = have.last_mut().filter(|l| of(piece, "text") && of(l, "text") || of(piece, "thinking") && of(l, "thinking") && l.get("closed") != Some(&Value::Bool(true)));
+            let (Some(Value::Object(o)), Some(more)) = (last, piece.as_object()) else {
+                have.push(piece.clone());
+                continue;
+            };
+            for (f, v) in more {
+                match (o.get_mut(f), v) {
+                    (Some(Value::String(s)), Value::String(more)) if matches!(f.as_str(), "text" | "thinking") => s.push_str(more),
+                    // The thinking's own text chunks, put together as the chunks are.
+                    (Some(Value::Array(inner)), Value::Array(more)) if f == "thinking" => {
+                        for m in more {
+                            match (inner.last_mut(), m.get("text").and_then(Value::as_str)) {
+                                (Some(Value::Object(i)), Some(text)) if of(m, "text") && i.get("type").and_then(Value::as_str) == Some("text") => {
+                                    if let Some(Value::String(s)) = i.get_mut("text") {
+                                        s.push_str(text);
+                                    }
+                                }
+                                _ => inner.push(m.clone()),
+                            }
+                        }
+                    }
+                    (_, Value::Null) => {}
+                    _ => {
+                        o.insert(f.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// OpenRouter's `reasoning_details` (`[{type: "reasoning.text", text, signature?, index?}]`,
@@ -1308,6 +1385,40 @@ mod tests {
         let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning_content":"Why.","reasoning_details":details,"tool_calls":[call]},"finish_reason":"tool_calls"}]});
         let (_, message) = run(CallFormat::OpenAi, &[completion], None);
         assert_eq!((&message["reasoning_content"], &message["reasoning_details"]), (&json!("Why."), &details));
+    }
+
+    #[test]
+    fn a_chat_turn_keeps_content_given_as_a_list_of_chunks() {
+        // Mistral's reasoning models (s28c F1): `content` as a ThinkChunk and TextChunks, which
+        // Mistral wants back as they came. Streamed: lists while the model thinks, a closing
+        // ThinkChunk and the first TextChunk in one list, then text.
+        let chunk = |delta: Value| json!({"choices":[{"index":0,"delta":delta,"finish_reason":null}]});
+        let think = |text: &str| json!({"type":"thinking","thinking":[{"type":"text","text":text}]});
+        let call = json!({"index":0,"id":"D681PevKs","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}});
+        let events = [
+            chunk(json!({"role":"assistant","content":""})),
+            chunk(json!({"content":[think("Need "),{"type":"text","text":""}]})),
+            chunk(json!({"content":[think("the weather.")]})),
+            chunk(json!({"content":[{"type":"thinking","thinking":[],"closed":true},{"type":"text","text":"Let me "}]})),
+            chunk(json!({"content":"check Paris."})),
+            chunk(json!({"content":"","tool_calls":[call]})),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+        ];
+        let content = json!([
+            {"type":"thinking","thinking":[{"type":"text","text":"Need the weather."}],"closed":true},
+            {"type":"text","text":"Let me check Paris."}
+        ]);
+        let (calls, message) = run(CallFormat::OpenAi, &events, None);
+        assert_eq!(calls.len(), 1);
+        assert_eq!(message["content"], content);
+        assert_eq!(run_text(CallFormat::OpenAi, &events, 9)["content"], content);
+        // A thinking chunk after a closed one is another; text before the first list is its first chunk.
+        let (_, message) = run(CallFormat::OpenAi, &[chunk(json!({"content":"Hi. "})), chunk(json!({"content":[{"type":"thinking","thinking":[{"type":"text","text":"A"}],"closed":true}]})), chunk(json!({"content":[think("B")]}))], None);
+        assert_eq!(message["content"], json!([{"type":"text","text":"Hi. "},{"type":"thinking","thinking":[{"type":"text","text":"A"}],"closed":true},think("B")]));
+        // A whole message: its list as it is.
+        let whole = json!([think("I should call get_weather."), {"type":"text","text":"I will check the weather in Paris."}]);
+        let completion = json!({"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":whole,"tool_calls":[call]}}]});
+        assert_eq!(run(CallFormat::OpenAi, &[completion], None).1["content"], whole);
     }
 
     #[test]
