@@ -1257,6 +1257,12 @@ export type OpenAiAssistantMessage = {
    */
   reasoning_content?: string;
   /**
+   * LiteLLM's thinking blocks (`{type: "thinking", thinking, signature}`, `{type: "redacted_thinking", data}`), from
+   * which it makes Claude's thinking blocks again when the history is sent back: a stream's pieces put together, the
+   * signature from its own piece.
+   */
+  thinking_blocks?: JsonObject[];
+  /**
    * The reasoning text as vLLM, Ollama's OpenAI-compatible endpoint, OpenRouter and Groq send it, when the stream
    * gave one (vLLM reads it back before the calls, as gpt-oss's analysis; Ollama as the turn's thinking).
    */
@@ -1635,10 +1641,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `reasoningContent`, a system tool's `toolResult` and cited text. Names and arguments are the provider's, as the
    * model sent them (not mapped through the name map), but for `openai` and `bedrock` names the API refuses in a
    * history (below):
-   * - `openai`: `{role: "assistant", content: text | chunks | null, refusal?, audio?: {id}, reasoning_content?, reasoning?,
-   *   reasoning_details?, tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice
-   *   (`content` `null` for calls without text; Mistral's list of thinking and text chunks, DeepSeek's and Kimi's `reasoning_content`, the `reasoning` of vLLM, Ollama's `/v1`, OpenRouter and Groq,
-   *   OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its
+   * - `openai`: `{role: "assistant", content: text | chunks | null, refusal?, audio?: {id}, reasoning_content?,
+   *   thinking_blocks?, reasoning?, reasoning_details?, tool_calls?: [{id, type: "function", function: {name,
+   *   arguments}}]}` of the first choice (`content` `null` for calls without text; Mistral's list of thinking and text
+   *   chunks, DeepSeek's and Kimi's `reasoning_content`, LiteLLM's `thinking_blocks`, the `reasoning` of vLLM,
+   *   Ollama's `/v1`, OpenRouter and Groq, OpenRouter's `reasoning_details`, as they came; a call streamed without an id under its
    *   {@link ToolCall}'s `call_{n}`, once it is complete), with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature); a custom tool's call is `{id, type:
    *   "custom", custom: {name, input}}`, its name and input put together from its deltas as a function's are. OpenAI's parallel wrapper

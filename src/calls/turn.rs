@@ -63,7 +63,7 @@ pub(super) struct Turn {
     /// index (Responses), calls by index (Chat), parts and calls in order (Gemini, Ollama).
     parts: Vec<(Key, Part)>,
     /// Chat and Ollama: the message's text fields (`content`, `refusal`, `thinking`,
-    /// `reasoning_content`, `reasoning`) and `reasoning_details`, an object
+    /// `reasoning_content`, `reasoning`), `reasoning_details` and `thinking_blocks`, an object
     /// once there is one (`content` a list of chunks once one came as such).
     fields: Value,
     /// Where in `fields.reasoning_details` the detail of each `index` and type is: a piece is
@@ -403,6 +403,9 @@ impl Turn {
             if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
                 self.reasoning_details(details);
             }
+            if let Some(blocks) = delta.get("thinking_blocks").and_then(Value::as_array) {
+                self.thinking_blocks(blocks, whole);
+            }
         }
     }
 
@@ -477,6 +480,46 @@ impl Turn {
             }
         }
         true
+    }
+
+    /// LiteLLM's `thinking_blocks` (`{type: "thinking", thinking, signature}`, `{type:
+    /// "redacted_thinking", data}`), from which it makes Claude's thinking blocks again when the
+    /// history is sent back (Claude refuses a turn with calls that does not start with its
+    /// thinking when thinking is on): a whole message's as they are, a stream's put together, a
+    /// piece of thinking going on the thinking block before it until that one has its signature
+    /// (which comes in a piece of its own), other fields as the last piece gave them; any other
+    /// block after them.
+    fn thinking_blocks(&mut self, blocks: &[Value], whole: bool) {
+        self.held += blocks.iter().map(size).sum::<usize>();
+        if self.fields.is_null() {
+            self.fields = Value::Object(Map::new());
+        }
+        let Some(slot) = value_at(&mut self.fields, &["thinking_blocks"]) else { return };
+        if whole || !slot.is_array() {
+            *slot = Value::Array(if whole { blocks.to_vec() } else { Vec::new() });
+        }
+        let Value::Array(have) = slot else { return };
+        if whole {
+            return;
+        }
+        let thinking = |v: &Value| v.get("type").and_then(Value::as_str) == Some("thinking");
+        for b in blocks {
+            let signed = |v: &Value| v.get("signature").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+            let last = have.last_mut().filter(|l| thinking(b) && thinking(l) && !signed(l));
+            let (Some(Value::Object(o)), Some(piece)) = (last, b.as_object()) else {
+                have.push(b.clone());
+                continue;
+            };
+            for (f, v) in piece {
+                match (o.get_mut(f), v) {
+                    (Some(Value::String(s)), Value::String(more)) if f == "thinking" => s.push_str(more),
+                    (_, Value::Null) => {}
+                    _ => {
+                        o.insert(f.clone(), v.clone());
+                    }
+                }
+            }
+        }
     }
 
     /// OpenRouter's `reasoning_details` (`[{type: "reasoning.text", text, signature?, index?}]`,
@@ -1051,7 +1094,7 @@ impl Turn {
                     content = Value::Null;
                 }
                 m.insert("content".into(), content);
-                for k in ["refusal", "audio", "thinking", "reasoning_content", "reasoning", "reasoning_details"] {
+                for k in ["refusal", "audio", "thinking", "reasoning_content", "thinking_blocks", "reasoning", "reasoning_details"] {
                     if let Some(v) = self.fields.get(k) {
                         m.insert(k.into(), v.clone());
                     }
@@ -1419,6 +1462,36 @@ mod tests {
         let whole = json!([think("I should call get_weather."), {"type":"text","text":"I will check the weather in Paris."}]);
         let completion = json!({"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":whole,"tool_calls":[call]}}]});
         assert_eq!(run(CallFormat::OpenAi, &[completion], None).1["content"], whole);
+    }
+
+    #[test]
+    fn a_chat_turn_keeps_litellm_thinking_blocks() {
+        // LiteLLM in front of Claude with thinking (s28c F2): it makes Claude's thinking blocks
+        // again from `thinking_blocks` alone, the signature streamed in a piece of its own.
+        let chunk = |delta: Value| json!({"choices":[{"index":0,"delta":delta,"finish_reason":null}]});
+        let tb = |thinking: &str, signature: Value| json!([{"type":"thinking","thinking":thinking,"signature":signature}]);
+        let call = json!({"index":0,"id":"toolu_01A","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}});
+        let events = [
+            chunk(json!({"role":"assistant","content":""})),
+            chunk(json!({"content":"","reasoning_content":"Weather. ","thinking_blocks":tb("Weather. ", Value::Null),"provider_specific_fields":{"thinking_blocks":tb("Weather. ", Value::Null)}})),
+            chunk(json!({"content":"","reasoning_content":"Call it.","thinking_blocks":tb("Call it.", Value::Null)})),
+            chunk(json!({"content":"","reasoning_content":"","thinking_blocks":tb("", json!("RXFvQkNrZ0lB"))})),
+            chunk(json!({"thinking_blocks":[{"type":"redacted_thinking","data":"ZW5j"}]})),
+            chunk(json!({"thinking_blocks":tb("More.", Value::Null)})),
+            chunk(json!({"content":"","tool_calls":[call]})),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+        ];
+        let (_, message) = run(CallFormat::OpenAi, &events, None);
+        assert_eq!(message["thinking_blocks"], json!([
+            {"type":"thinking","thinking":"Weather. Call it.","signature":"RXFvQkNrZ0lB"},
+            {"type":"redacted_thinking","data":"ZW5j"},
+            {"type":"thinking","thinking":"More.","signature":null}
+        ]));
+        assert_eq!(message["reasoning_content"], json!("Weather. Call it."));
+        // A whole message: its blocks as they are.
+        let blocks = json!([{"type":"thinking","thinking":"Weather.","signature":"RXFv"},{"type":"redacted_thinking","data":"ZW5j"}]);
+        let completion = json!({"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"thinking_blocks":blocks,"tool_calls":[call]}}]});
+        assert_eq!(run(CallFormat::OpenAi, &[completion], None).1["thinking_blocks"], blocks);
     }
 
     #[test]
