@@ -1175,7 +1175,8 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * A response without tool calls gives `[]`, whatever it stopped for (a Chat `finish_reason`, an Anthropic
  * `stop_reason`, a Gemini `finishReason` or `blockReason`, a Bedrock `stopReason`, a Responses `status:
  * "incomplete"`). The provider's error body (`{error: {...}}`, Anthropic's `{type: "error", error}`, a Responses
- * response of `status: "failed"`, with its `error` or without one, Ollama's `{error: "..."}`) throws `PROVIDER_ERROR`,
+ * response of `status: "failed"`, with its `error` or without one, Ollama's `{error: "..."}`, the `error` of the Chat
+ * choice read, which OpenRouter sends with `finish_reason: "error"` and HTTP 200) throws `PROVIDER_ERROR`,
  * whose message names the provider's type or status (`Anthropic error overloaded_error: Overloaded`; `OpenAI
  * Responses error: the response failed` when it says nothing more). A Responses call that the response's end cut
  * short (an item not `completed` in a response of `status: "incomplete"`, or in one not ended: `"queued"`,
@@ -1188,7 +1189,7 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * a file's path without its content), and the last call of a Chat choice whose `finish_reason` is `length` (`...
  * are incomplete: the model's output reached its limit (max_tokens)`), and likewise the last call of a turn the provider
  * stopped (Anthropic's `refusal`, Chat's `content_filter`, Bedrock's `content_filtered` and `guardrail_intervened`:
- * `... the provider stopped the model's output (refusal)`); the other calls are given as they are. An object
+ * `... the provider stopped the model's output (refusal)`) or that failed (Chat's `error`); the other calls are given as they are. An object
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
  * objects, throws `INVALID_INPUT`; so does a response holding tool calls in another provider's shape and none in
  * this one's (an Anthropic message parsed as `"openai"`: the fields they share let it past), with `looksLike`
@@ -1573,7 +1574,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * are read by of the wrong type (as {@link parseToolCalls} says; `event.choices[0].delta.tool_calls must be an
    * array, got object`, `path` its JSON pointer; the event is not read), `INVALID_JSON` for
    * an event's data that is not JSON or a line that is neither SSE nor JSON, and `PROVIDER_ERROR` for the
-   * provider's error event (Anthropic `error`, an OpenAI chunk's `error`, Responses `error` and `response.failed`,
+   * provider's error event (Anthropic `error`, an OpenAI chunk's `error` or its first choice's, Responses `error` and `response.failed`,
    * Gemini `{error}`, Bedrock's `internalServerException`, `modelStreamErrorException`, `throttlingException`,
    * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
    * type or status (`Anthropic stream error overloaded_error: Overloaded`). Past 1,024 calls being read at once

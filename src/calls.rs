@@ -292,6 +292,14 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
             Some(e) => (e, typed(e)),
             // A Responses response that failed without its `error`, as `response.failed` may.
             None if format == CallFormat::OpenAiResponses && o.get("status").and_then(Value::as_str) == Some("failed") => (&Value::Null, None),
+            // OpenRouter: an upstream failure after the output began is the choice's `error`
+            // (`finish_reason: "error"`, HTTP 200), in a completion or a chunk; the choice read
+            // (the first, as its calls are) is the error as the choice alone is.
+            None if matches!(format, CallFormat::OpenAi | CallFormat::Ollama) && o.get("choices").is_some_and(Value::is_array) => {
+                let first = array(v, "choices").iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)?;
+                let e = first.get("error").filter(|e| e.is_object() || e.is_string())?;
+                (e, typed(e))
+            }
             None => {
                 let (k, e) = o.iter().find(|(k, e)| k.ends_with("Exception") && e.is_object())?;
                 (e, Some(k.clone()))
@@ -711,7 +719,8 @@ fn cut_short(response: &Value) -> Option<String> {
 /// Why a turn stopped that cut its last call short: it reached the output limit (Anthropic's
 /// `stop_reason` and Bedrock's `stopReason` `max_tokens` or `model_context_window_exceeded`,
 /// Chat's `finish_reason` `length`), or the provider stopped the output (Anthropic's `refusal`,
-/// Chat's `content_filter`, Bedrock's `content_filtered` and `guardrail_intervened`): a call
+/// Chat's `content_filter`, Bedrock's `content_filtered` and `guardrail_intervened`), or it
+/// failed (Chat's `error`: OpenRouter's, Mistral's): a call
 /// ends a turn of itself (`tool_use`, `tool_calls`), so one that is the last part of a turn
 /// stopped otherwise was being written. It is closed with what it had (Anthropic closes such a
 /// `tool_use` block with the input so far).
@@ -720,6 +729,8 @@ fn out_of_tokens(reason: Option<&Value>) -> Option<String> {
     match reason {
         "max_tokens" | "model_context_window_exceeded" | "length" => Some(format!("the model's output reached its limit ({reason})")),
         "refusal" | "content_filter" | "content_filtered" | "guardrail_intervened" => Some(format!("the provider stopped the model's output ({reason})")),
+        // OpenRouter's, Mistral's: the output failed as it was written.
+        "error" => Some(format!("the model's output ended with an error ({reason})")),
         _ => None,
     }
 }
@@ -3929,6 +3940,41 @@ mod tests {
         let (message, _) = provider_failure(acc.push(&json!([{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}]), None));
         assert_eq!(message, "Gemini stream error INTERNAL (500): Internal error encountered.");
         assert_eq!(acc.push(&json!([1]), None).unwrap_err().code, ErrorCode::InvalidInput, "other arrays are still no event");
+    }
+
+    #[test]
+    fn a_choices_error_is_a_provider_error_in_a_completion_and_a_stream() {
+        // OpenRouter (s28c F3): an upstream failure after the output began, HTTP 200, is the
+        // choice's `error` with `finish_reason: "error"`: as the choice alone reads, not a turn
+        // without calls.
+        let error = json!({"code":502,"message":"Upstream error from Anthropic: Overloaded"});
+        let choice = json!({"index":0,"finish_reason":"error","native_finish_reason":"error","error":error,"message":{"role":"assistant","content":""}});
+        let completion = json!({"id":"gen-1","object":"chat.completion","choices":[choice]});
+        for format in [CallFormat::OpenAi, CallFormat::Ollama] {
+            for response in [&completion, &choice] {
+                let e = parse_tool_calls(response, format, None).unwrap_err();
+                assert_eq!((e.code, e.message.ends_with(" error 502: Upstream error from Anthropic: Overloaded")), (ErrorCode::ProviderError, true), "{format:?} {response}: {e}");
+            }
+        }
+        // Another choice's (n > 1) is not the turn read; `error: null` is none.
+        let other = json!({"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Hi"}},{"index":1,"finish_reason":"error","error":error,"message":{"role":"assistant","content":""}}]});
+        assert!(parse_tool_calls(&other, CallFormat::OpenAi, None).unwrap().is_empty());
+        let none = json!({"choices":[{"index":0,"finish_reason":"stop","error":null,"message":{"role":"assistant","content":"Hi"}}]});
+        assert!(parse_tool_calls(&none, CallFormat::OpenAi, None).unwrap().is_empty());
+        // A stream's chunk: the provider's error, and the accumulator goes on.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&json!({"choices":[{"index":0,"delta":{"role":"assistant","content":"Let me look that up."},"finish_reason":null}]}), None).unwrap();
+        let chunk = json!({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":""},"finish_reason":"error","native_finish_reason":"error","error":error}]});
+        let (message, _) = provider_failure(acc.push(&chunk, None));
+        assert_eq!(message, "OpenAI stream error 502: Upstream error from Anthropic: Overloaded");
+        assert!(acc.finish(None).unwrap().is_empty());
+        // `finish_reason: "error"` alone cuts the call being written, as `length` does.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"t","arguments":"{}"}}]},"finish_reason":null}]}), None).unwrap();
+        let calls = acc.push(&json!({"choices":[{"index":0,"delta":{},"finish_reason":"error"}]}), None).unwrap();
+        assert_eq!(calls[0].error.as_ref().map(|e| e.code), Some("INVALID_ARGUMENTS"), "{calls:?}");
+        let cut = json!({"choices":[{"index":0,"finish_reason":"error","message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"t","arguments":"{}"}}]}}]});
+        assert_eq!(parse_tool_calls(&cut, CallFormat::OpenAi, None).unwrap()[0].error.as_ref().map(|e| e.code), Some("INVALID_ARGUMENTS"));
     }
 
     #[test]
