@@ -3004,8 +3004,9 @@ impl Accumulator {
     /// OpenAI-compatible endpoint gives every parallel call `index: 0`), and the one it replaces
     /// there is complete (put in `done`: no later delta finds it). A delta without `index`
     /// (Gemini's OpenAI-compatible endpoint sends none) goes on the call of its `id`; one with
-    /// neither (or an unknown id and no name) on the call the last delta went on, if it is the
-    /// first of its delta (those after it start calls).
+    /// neither (or an unknown id and no name), or one with neither name nor id at an `index` no
+    /// call has, on the call the last delta went on, if it is the first of its delta (those after
+    /// it start calls).
     fn chat_key(&mut self, ci: u64, pos: usize, tc: &Value, done: &mut Vec<(u64, u64)>) -> Option<(u64, u64)> {
         let index = tc.get("index").and_then(Value::as_u64);
         let id = str_of(tc, "id").filter(|i| !i.is_empty());
@@ -3041,6 +3042,11 @@ impl Accumulator {
             }
             self.dropped.retain(|d| !dropped(d));
         }
+        // A delta with neither name nor id at an `index` no call has starts none: it is more of
+        // the call the last delta went on (a server that gave a second call's head the first's
+        // `index` and its arguments the next, agno#8879), not a nameless call with the arguments
+        // while the named one has none.
+        let found = found.or_else(|| last.filter(|_| index.is_some() && id.is_none() && !named));
         let key = match found {
             Some(k) => {
                 if let (Some(p), Some(id)) = (self.open.get_mut(k), id) {
@@ -3975,6 +3981,37 @@ mod tests {
         assert_eq!(calls[0].error.as_ref().map(|e| e.code), Some("INVALID_ARGUMENTS"), "{calls:?}");
         let cut = json!({"choices":[{"index":0,"finish_reason":"error","message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"t","arguments":"{}"}}]}}]});
         assert_eq!(parse_tool_calls(&cut, CallFormat::OpenAi, None).unwrap()[0].error.as_ref().map(|e| e.code), Some("INVALID_ARGUMENTS"));
+    }
+
+    #[test]
+    fn arguments_at_an_index_no_call_has_go_on_the_call_before_them() {
+        // agno#8879 (s28c F4): a second call's head came at the first's `index` 0, its arguments
+        // at `index` 1. They are the named call's: not `{}` for it and a nameless call with them.
+        let chunk = |tc: Value| json!({"choices":[{"index":0,"delta":{"tool_calls":[tc]},"finish_reason":null}]});
+        let events = [
+            chunk(json!({"index":0,"id":"call_a","type":"function","function":{"name":"get_weather","arguments":""}})),
+            chunk(json!({"index":0,"function":{"arguments":"{\"city\":\"Paris\"}"}})),
+            chunk(json!({"index":0,"id":"call_b","type":"function","function":{"name":"delete_file","arguments":""}})),
+            chunk(json!({"index":1,"function":{"arguments":"{\"path\":"}})),
+            chunk(json!({"index":1,"function":{"arguments":"\"/tmp/scratch.txt\"}"}})),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+        ];
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mut calls = Vec::new();
+        for e in &events {
+            calls.extend(acc.push(e, None).unwrap());
+        }
+        calls.extend(acc.finish(None).unwrap());
+        let got: Vec<(Option<&str>, &str, &Value, bool)> = calls.iter().map(|c| (c.id.as_deref(), c.provider_name.as_str(), &c.arguments, c.error.is_some())).collect();
+        assert_eq!(got, [(Some("call_a"), "get_weather", &json!({"city":"Paris"}), false), (Some("call_b"), "delete_file", &json!({"path":"/tmp/scratch.txt"}), false)]);
+        let message = acc.message().unwrap();
+        assert_eq!(message["tool_calls"][1], json!({"id":"call_b","type":"function","function":{"name":"delete_file","arguments":"{\"path\":\"/tmp/scratch.txt\"}"}}));
+        assert_eq!(message["tool_calls"].as_array().map(Vec::len), Some(2));
+        // A call's head at a new index starts it, as ever.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&events[0], None).unwrap();
+        acc.push(&chunk(json!({"index":1,"id":"call_c","type":"function","function":{"name":"t","arguments":"{}"}})), None).unwrap();
+        assert_eq!(acc.finish(None).unwrap().len(), 2);
     }
 
     #[test]
