@@ -481,7 +481,8 @@ export interface Report {
    */
   tools: ToolReport[];
   /**
-   * Problems about the whole set (tool counts, duplicates, tools that could not be read), and text no provider can
+   * Problems about the whole set (tool counts, duplicates, tools that could not be read, OpenAI strict mode's
+   * `strict: true` and `strict: false` tools in one request, `openai/strict-mixed`), and text no provider can
    * take: a lone UTF-16 surrogate in a string (half of a character, as text cut inside an emoji leaves it; JSON text
    * holds one as an escape, `"\ud83d"`) is written as U+FFFD, an `input/lone-surrogate` problem at its JSON pointer
    * in the input (`"/0/description"`; a key's pointer ends with the key as written, U+FFFD in it), the first 8 so,

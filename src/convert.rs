@@ -883,6 +883,23 @@ fn run<'a>(
         }
     }
 
+    // OpenAI's fallback sends `strict: false` beside strict tools, which OpenAI takes and some
+    // OpenAI-compatible APIs refuse for the whole request (Cerebras).
+    let (on, off) = compiled.iter().flatten().fold((0, 0), |(on, off), c| match c.strict {
+        Some(true) => (on + 1, off),
+        Some(false) => (on, off + 1),
+        None => (on, off),
+    });
+    if on > 0 && off > 0 {
+        report.problems.push(Diagnostic {
+            path: String::new(),
+            rule: "openai/strict-mixed",
+            message: format!(
+                "the tools mix strict: true ({on}) and strict: false ({off}, which strict mode cannot hold): OpenAI takes the mix, some OpenAI-compatible APIs refuse the whole request for it (Cerebras: \"Tools with mixed values for 'strict' are not allowed\")"
+            ),
+        });
+    }
+
     let emitted = compiled.into_iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c, pass[i].take()))).collect();
     Ok(Run { tools, emitted, name_map, report })
 }
@@ -1154,6 +1171,38 @@ mod tests {
                     assert_eq!(at, ["/properties/a", "/properties/b"], "{provider:?} strict={strict}: {:?}", report.tools[0].problems);
                 }
             }
+        }
+    }
+
+    /// OpenAI strict mode with a tool that falls back sends strict true and false in one request,
+    /// which Cerebras refuses whole (s28c F5): a problem of the set says so, on every path.
+    #[test]
+    fn strict_values_mixed_in_one_request_are_a_problem_of_the_set() {
+        let open_map = serde_json::json!({"name":"set_labels","inputSchema":{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}}}});
+        let closed = serde_json::json!({"name":"get_weather","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}});
+        let mixed = |tools: &Value, provider: Provider, strict: bool| -> Vec<Vec<Diagnostic>> {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = strict;
+            let general = convert(tools.clone(), provider, &opts).unwrap().report;
+            let detailed = convert_json_detailed(&tools.to_string(), provider, &opts).unwrap().report;
+            let checked = check_json(&tools.to_string(), provider, &opts).unwrap();
+            [general, detailed, checked].map(|r| r.problems.into_iter().filter(|d| d.rule == "openai/strict-mixed").collect()).to_vec()
+        };
+        let both = serde_json::json!([closed, open_map]);
+        for provider in [Provider::OpenAi, Provider::OpenAiResponses] {
+            for found in mixed(&both, provider, true) {
+                assert_eq!(found.len(), 1, "{provider:?}");
+                assert_eq!(found[0].path, "");
+                assert!(found[0].message.starts_with("the tools mix strict: true (1) and strict: false (1, "), "{}", found[0].message);
+            }
+            // All strict, none strict, or strict not asked: no mix.
+            for (tools, strict) in [(serde_json::json!([closed, closed]), true), (serde_json::json!([open_map, open_map]), true), (both.clone(), false)] {
+                assert!(mixed(&tools, provider, strict).iter().all(Vec::is_empty), "{provider:?} {tools} {strict}");
+            }
+        }
+        // Claude's fallback sends no `strict`: nothing mixed.
+        for provider in [Provider::Anthropic, Provider::Bedrock] {
+            assert!(mixed(&both, provider, true).iter().all(Vec::is_empty), "{provider:?}");
         }
     }
 
