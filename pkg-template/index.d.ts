@@ -1728,6 +1728,8 @@ export interface ToolResultOptions {
    * OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). The
    * user message goes after all the tool messages of the turn: OpenAI refuses a tool message that does not follow the
    * assistant message or another tool message. For parallel calls use {@link toolResultMessages}, which puts them so.
+   * Mistral's API, and vLLM or NIM serving a Mistral model, refuse a `user` message right after a `tool` message
+   * ("Unexpected role 'user' after role 'tool'"): leave it off for them (the images are then described in the text).
    */
   imageMessage?: boolean | undefined;
   /**
@@ -1924,7 +1926,8 @@ export function toolResultMessage<P extends ProviderName>(call: ToolCallRef, res
 /**
  * The messages for the results of several calls of one model turn (`results[i]` answers `calls[i]`), in order, each as
  * {@link toolResultMessage} writes it; for OpenAI Chat with `imageMessage`, every tool message first and then one
- * `user` message with the images of all the calls (a user message between tool messages is refused by OpenAI).
+ * `user` message with the images of all the calls (a user message between tool messages is refused by OpenAI; the
+ * `user` message after them is refused by Mistral-family servers, see {@link ToolResultOptions.imageMessage}).
  * Spread the array into the conversation (Chat, Responses), or into one message's content (Anthropic's user message,
  * Gemini's `parts`, Bedrock's user message). Bedrock's document names are unique across the conversation, without
  * case: the file's name, a tag of the call's `toolUseId` (`report (1a2b3c4d)`, as a call's id is unique in the
