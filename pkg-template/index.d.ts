@@ -1246,9 +1246,11 @@ export type OpenAiAssistantMessage = {
    * The text; `null` when there is none beside calls (`""` without calls, as the stream gave it). A list of chunks
    * when the model sent one (Mistral's reasoning models: `{type: "thinking", thinking: [{type: "text", text}],
    * closed?}` and `{type: "text", text}`, which Mistral wants back as they came; a stream's lists and the text after
-   * them put together).
+   * them put together): typed as text all the same, so that the message is the OpenAI SDK's
+   * `ChatCompletionAssistantMessageParam`, which has no thinking chunk; check `Array.isArray` before reading it as
+   * text from such a server.
    */
-  content: string | JsonObject[] | null;
+  content: string | null;
   /** The refusal, when the model streamed one. */
   refusal?: string;
   /** An audio model's spoken reply (`modalities: ["text", "audio"]`), by the id Chat takes it back by. */
