@@ -198,7 +198,7 @@ function textProblem(value, s) {
   if (value === "") return "";
   const n = [...value].length;
   if (Number.isInteger(s.minLength) && n < s.minLength) return `At least ${s.minLength} characters (${n} now).`;
-  if (Number.isInteger(s.maxLength) && n > s.maxLength) return `At most ${s.maxLength} characters (${n} now).`;
+  if (Number.isInteger(s.maxLength) && n > s.maxLength) return `At most ${s.maxLength} character${s.maxLength === 1 ? "" : "s"} (${n} now).`;
   const format = typeof s.format === "string" ? FORMATS[s.format] : undefined;
   if (format && !format.ok(value)) return `Expected ${format.expected}.`;
   return "";

@@ -680,7 +680,7 @@ mod tests {
         assert_eq!(keys, ["type", "properties", "additionalProperties", "description"], "{o:?}");
         assert_eq!(
             o["description"],
-            "(at least 1 properties) (at most 1 properties) (property names must match ^[a-z]$) (dependentRequired: {\"x\":[\"y\"]})"
+            "(at least 1 property) (at most 1 property) (property names must match ^[a-z]$) (dependentRequired: {\"x\":[\"y\"]})"
         );
         let st = s["properties"]["s"].as_object().unwrap();
         assert_eq!(st["description"], "(contentEncoding: \"base64\") (contentMediaType: \"image/png\")");

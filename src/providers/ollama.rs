@@ -389,7 +389,7 @@ mod tests {
         // The root's description goes to the tool's (see `take_root_description`), with what
         // its removed keywords meant.
         let mut c = Compiled { schema: Some(s.clone()), strict: None, plan: ArgPlan::default(), relaxed: None };
-        assert_eq!(take_root_description(&mut c).as_deref(), Some("d (at least 1 properties)"));
+        assert_eq!(take_root_description(&mut c).as_deref(), Some("d (at least 1 property)"));
         s = c.schema.unwrap();
         assert_eq!(s, json!({"type": "object", "properties": {"a": {"type": "string"}}}));
         assert_eq!(with_root_description("Reads a.", "d"), "Reads a.\n\nd");

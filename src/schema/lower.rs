@@ -1115,6 +1115,12 @@ fn with_json(prefix: &str, v: &Value, suffix: &str) -> String {
     text::into_string(out)
 }
 
+/// The noun after a count `v`: `one` for 1 (`1.0` too, which JavaScript writes as `1`), `many`
+/// for any other value, so the model reads "at least 1 character".
+fn counted<'a>(v: &Value, one: &'a str, many: &'a str) -> &'a str {
+    if v.as_f64() == Some(1.0) { one } else { many }
+}
+
 /// `prefix` and [`short_json`] of `v`, in one string.
 fn with_short_json(prefix: &str, v: &Value) -> String {
     let mut out = String::with_capacity(prefix.len() + 16);
@@ -1217,14 +1223,14 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         "minimum" => with_json("minimum: ", v, ""),
         "maximum" => with_json("maximum: ", v, ""),
         "multipleOf" => with_json("multiple of ", v, ""),
-        "minLength" => with_json("at least ", v, " characters"),
-        "maxLength" => with_json("at most ", v, " characters"),
-        "minItems" => with_json("at least ", v, " items"),
-        "maxItems" => with_json("at most ", v, " items"),
+        "minLength" => with_json("at least ", v, counted(v, " character", " characters")),
+        "maxLength" => with_json("at most ", v, counted(v, " character", " characters")),
+        "minItems" => with_json("at least ", v, counted(v, " item", " items")),
+        "maxItems" => with_json("at most ", v, counted(v, " item", " items")),
         "uniqueItems" => return None,
         "pattern" => concat(&["pattern: ", v.as_str().unwrap_or_default()]),
-        "minProperties" => with_json("at least ", v, " properties"),
-        "maxProperties" => with_json("at most ", v, " properties"),
+        "minProperties" => with_json("at least ", v, counted(v, " property", " properties")),
+        "maxProperties" => with_json("at most ", v, counted(v, " property", " properties")),
         "deprecated" => return None,
         "const" => with_short_json("must be ", v),
         "contentEncoding" | "contentMediaType" => format!("{key}: {}", short_json(v)),
@@ -1330,7 +1336,8 @@ mod tests {
         for v in [json!(1), json!(-2.5), json!(1e300), json!(12345678901234567890u64), json!("a\"b"), json!([1, "x"]), json!(null), json!(true)] {
             let js = crate::text::to_string_js(&v);
             assert_eq!(keyword_hint("minimum", &v).unwrap(), format!("minimum: {js}"));
-            assert_eq!(keyword_hint("maxItems", &v).unwrap(), format!("at most {js} items"));
+            let noun = if v == json!(1) { "item" } else { "items" };
+            assert_eq!(keyword_hint("maxItems", &v).unwrap(), format!("at most {js} {noun}"));
             assert_eq!(keyword_hint("default", &v).unwrap(), format!("default: {}", short_json(&v)));
         }
         assert_eq!(short_json(&json!("x")), "\"x\"");
@@ -1359,6 +1366,15 @@ mod tests {
             ("minItems", json!(0), "at least 0 items"),
             ("minProperties", json!(1.5), "at least 1.5 properties"),
             ("maxProperties", json!(2), "at most 2 properties"),
+            // One thing in the singular (zod's `.min(1)` is common), `1.0` as JavaScript spells it.
+            ("minLength", json!(1), "at least 1 character"),
+            ("maxLength", json!(1.0), "at most 1 character"),
+            ("minItems", json!(1), "at least 1 item"),
+            ("maxItems", json!(1), "at most 1 item"),
+            ("minProperties", json!(1), "at least 1 property"),
+            ("maxProperties", json!(1.0), "at most 1 property"),
+            ("minItems", json!(-1), "at least -1 items"),
+            ("minLength", json!("1"), "at least \"1\" characters"),
             ("exclusiveMinimum", json!(-1), "must be > -1"),
             ("exclusiveMaximum", json!(1e3), "must be < 1000"),
             ("multipleOf", json!(0.5), "multiple of 0.5"),

@@ -132,7 +132,10 @@ impl<'a> Validator<'a> {
         self.types(s, instance, path);
         if let Some(Value::Array(values)) = s.get("enum") {
             if self.step(values.len()) && !values.iter().any(|v| same(v, instance)) {
-                self.fail(path, || format!("{} is not one of the {} values of enum", brief(instance), values.len()));
+                self.fail(path, || match values.len() {
+                    1 => format!("{} is not the one value of enum", brief(instance)),
+                    n => format!("{} is not one of the {n} values of enum", brief(instance)),
+                });
             }
         }
         if let Some(c) = s.get("const") {
@@ -146,10 +149,10 @@ impl<'a> Validator<'a> {
             Value::String(text) => {
                 let n = text.chars().count() as u64;
                 if let Some(min) = s.get("minLength").and_then(Value::as_u64).filter(|m| n < *m) {
-                    self.fail(path, || format!("a string of {n} characters, fewer than minLength {min}"));
+                    self.fail(path, || format!("a string of {}, fewer than minLength {min}", counted(n, "character", "characters")));
                 }
                 if let Some(max) = s.get("maxLength").and_then(Value::as_u64).filter(|m| n > *m) {
-                    self.fail(path, || format!("a string of {n} characters, more than maxLength {max}"));
+                    self.fail(path, || format!("a string of {}, more than maxLength {max}", counted(n, "character", "characters")));
                 }
             }
             Value::Number(_) => self.number(s, instance, path),
@@ -165,10 +168,10 @@ impl<'a> Validator<'a> {
             }
             let matching = branches.iter().filter(|b| self.is_valid(b, instance, depth + 1)).count();
             if key == "anyOf" && matching == 0 {
-                self.fail(path, || format!("{} matches none of anyOf's {} schemas", brief(instance), branches.len()));
+                self.fail(path, || format!("{} matches none of anyOf's {}", brief(instance), counted(branches.len() as u64, "schema", "schemas")));
             }
             if key == "oneOf" && matching != 1 {
-                self.fail(path, || format!("{} matches {matching} of oneOf's {} schemas, not exactly one", brief(instance), branches.len()));
+                self.fail(path, || format!("{} matches {matching} of oneOf's {}, not exactly one", brief(instance), counted(branches.len() as u64, "schema", "schemas")));
             }
         }
         if let Some(not) = s.get("not") {
@@ -259,10 +262,10 @@ impl<'a> Validator<'a> {
     fn array(&mut self, s: &'a Map<String, Value>, a: &[Value], path: &mut String, depth: usize) {
         let n = a.len() as u64;
         if let Some(min) = s.get("minItems").and_then(Value::as_u64).filter(|m| n < *m) {
-            self.fail(path, || format!("{n} items, fewer than minItems {min}"));
+            self.fail(path, || format!("{}, fewer than minItems {min}", counted(n, "item", "items")));
         }
         if let Some(max) = s.get("maxItems").and_then(Value::as_u64).filter(|m| n > *m) {
-            self.fail(path, || format!("{n} items, more than maxItems {max}"));
+            self.fail(path, || format!("{}, more than maxItems {max}", counted(n, "item", "items")));
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
             for i in 1..a.len() {
@@ -372,14 +375,19 @@ fn same(a: &Value, b: &Value) -> bool {
 /// cut at 60 characters), an array or object by its size.
 fn brief(v: &Value) -> String {
     match v {
-        Value::Array(a) => format!("an array of {} items", a.len()),
-        Value::Object(o) => format!("an object of {} properties", o.len()),
+        Value::Array(a) => format!("an array of {}", counted(a.len() as u64, "item", "items")),
+        Value::Object(o) => format!("an object of {}", counted(o.len() as u64, "property", "properties")),
         Value::String(text) if text.chars().count() > 60 => {
             let cut: String = text.chars().take(60).collect();
             format!("{}...", to_string(&Value::String(cut)))
         }
         _ => to_string(v),
     }
+}
+
+/// `n` and its noun, `one` for 1 ("1 item"), `many` for any other count.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(test)]
@@ -445,6 +453,24 @@ mod tests {
         assert_eq!(paths(json!({"multipleOf": 2}), json!(3)), [""]);
         // Not checked: a document is never refused for them.
         assert!(validate(&json!({"pattern": "^a$", "format": "email"}), &json!("b")).is_empty());
+    }
+
+    #[test]
+    fn counts_of_one_are_singular() {
+        let message = |schema: Value, instance: Value| validate(&schema, &instance).remove(0).message;
+        assert_eq!(message(json!({"minLength": 2}), json!("é")), "a string of 1 character, fewer than minLength 2");
+        assert_eq!(message(json!({"maxLength": 0}), json!("é")), "a string of 1 character, more than maxLength 0");
+        assert_eq!(message(json!({"maxLength": 1}), json!("ab")), "a string of 2 characters, more than maxLength 1");
+        assert_eq!(message(json!({"minItems": 2}), json!([1])), "1 item, fewer than minItems 2");
+        assert_eq!(message(json!({"maxItems": 0}), json!([1])), "1 item, more than maxItems 0");
+        assert_eq!(message(json!({"minItems": 1}), json!([])), "0 items, fewer than minItems 1");
+        assert_eq!(message(json!({"enum": ["a"]}), json!("b")), "\"b\" is not the one value of enum");
+        assert_eq!(message(json!({"enum": ["a", "c"]}), json!("b")), "\"b\" is not one of the 2 values of enum");
+        assert_eq!(message(json!({"anyOf": [{"type": "string"}]}), json!(1)), "1 matches none of anyOf's 1 schema");
+        assert_eq!(message(json!({"oneOf": [{"type": "string"}]}), json!(1)), "1 matches 0 of oneOf's 1 schema, not exactly one");
+        assert_eq!(brief(&json!([1])), "an array of 1 item");
+        assert_eq!(brief(&json!({"a": 1})), "an object of 1 property");
+        assert_eq!(brief(&json!({"a": 1, "b": 2})), "an object of 2 properties");
     }
 
     #[test]
