@@ -365,7 +365,15 @@ fn stream_holder(v: &JsValue) -> Option<String> {
 /// Anything but an object, `undefined` or `null` is refused too: options given as a string
 /// (`"sse"`) or an array would otherwise be read as no options.
 pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Result<()> {
-    refuse_lossy_known(v, what, skip, None)
+    refuse_lossy_values(v, what, skip, None, None)
+}
+
+/// [`refuse_lossy_options`] for options whose unknown keys are refused by a key check after
+/// (the MCP client's and its calls'): the values of keys not among `keys` are not looked at, so
+/// that a typo or the MCP SDK's name given `Infinity` (`timeotMs`, `maxTotalTimeout`) is named
+/// by that check ("did you mean timeoutMs?"), not told to be a finite number.
+pub(crate) fn refuse_lossy_options_of(v: &JsValue, what: &str, skip: &[&str], keys: &[&str]) -> Result<()> {
+    refuse_lossy_values(v, what, skip, None, Some(keys))
 }
 
 /// [`refuse_lossy_options`] for options whose unknown keys are ignored (the conversion's,
@@ -373,6 +381,12 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
 /// at, so that a key of a newer version, `Infinity` or a Map, is ignored as its key is (a typo of
 /// a known key is named by the key check after).
 pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: Option<&[&str]>) -> Result<()> {
+    refuse_lossy_values(v, what, skip, known, None)
+}
+
+/// [`refuse_lossy_known`], and with `keys` the values of only those keys looked at (as with
+/// `known`, but any value a key takes, a function or a class instance, is let through).
+fn refuse_lossy_values(v: &JsValue, what: &str, skip: &[&str], known: Option<&[&str]>, keys: Option<&[&str]>) -> Result<()> {
     if v.is_undefined() || v.is_null() {
         return Ok(());
     }
@@ -391,7 +405,7 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
     for entry in entries.iter() {
         let (key, value) = entry_pair(&entry);
         let key = key.as_string().unwrap_or_default();
-        if skip.contains(&key.as_str()) || known.is_some_and(|known| !known.contains(&key.as_str())) {
+        if skip.contains(&key.as_str()) || [known, keys].iter().flatten().any(|keys| !keys.contains(&key.as_str())) {
             continue;
         }
         let at = format!("{what}.{key}");

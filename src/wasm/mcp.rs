@@ -23,7 +23,7 @@ use crate::providers::Provider;
 use crate::wasm::caught;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, name_param, option_keys, parse_js, refuse_lossy_options, sent_from_js, string_param, to_js};
+use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, name_param, option_keys, parse_js, refuse_lossy_options, refuse_lossy_options_of, sent_from_js, string_param, to_js};
 
 /// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
 /// when `auto` finds it).
@@ -227,7 +227,7 @@ fn client_options(url: String, options: &JsValue, config: bool) -> Result<(Clien
 
 fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
     crate::protocol::client::CORS_POSSIBLE.store(browser_like(), std::sync::atomic::Ordering::Relaxed);
-    refuse_lossy_options(options, "options", &[&["headers"][..], &LIMIT_KEYS].concat())?;
+    refuse_lossy_options_of(options, "options", &[&["headers"][..], &LIMIT_KEYS].concat(), if config { &SERVER_KEYS } else { &CLIENT_KEYS })?;
     // A hub's server config holds its url; McpClient's options do not (it would be ignored, and
     // the client speak to the URL of the first argument).
     if !config && option_keys(options).iter().any(|k| k == "url") {
@@ -869,7 +869,7 @@ fn call_options_of(options: &JsValue, known: &[&str]) -> Result<CallOptions, Err
 }
 
 fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, Error> {
-    refuse_lossy_options(options, "options", &["signal", "timeoutMs", "maxTotalTimeoutMs"])?;
+    refuse_lossy_options_of(options, "options", &["signal", "timeoutMs", "maxTotalTimeoutMs"], known)?;
     for (sdk, ours) in SDK_CALL_OPTIONS {
         // Only where the method takes toolwire's (`connect()` takes no progress): else the
         // refusal below lists the keys it takes.
@@ -1537,8 +1537,9 @@ fn selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
 }
 
 fn read_selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
-    refuse_lossy_options(options, "options", &["timeoutMs"])?;
-    refuse_unknown_keys(options, "options", &["mode", "selectedServers", "enabled", "timeoutMs"])?;
+    const KEYS: [&str; 4] = ["mode", "selectedServers", "enabled", "timeoutMs"];
+    refuse_lossy_options_of(options, "options", &["timeoutMs"], &KEYS)?;
+    refuse_unknown_keys(options, "options", &KEYS)?;
     let data = from_js(options, "options")?;
     let timeout = opt_ms(options, "timeoutMs")?;
     match data.get("enabled") {

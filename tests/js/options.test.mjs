@@ -158,7 +158,18 @@ test("McpClient: a misspelt or unknown key of any options object is refused, bef
     await refused(() => fn({ futureOption: 1 }), "INVALID_OPTIONS", new RegExp(`^options has no key "futureOption" \\(the keys are ${listed}\\)$`));
     // The SDK's names are still named as such.
     await refused(() => fn({ timeout: 5 }), "INVALID_OPTIONS", /options\.timeout is the MCP SDK's name: toolwire's is options\.timeoutMs/);
+    // Infinity (no limit) under a wrong key: the key is named, not the number (JSON would make it null).
+    await refused(() => fn({ timeotMs: Infinity }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+    await refused(() => fn({ timeout: Infinity }), "INVALID_OPTIONS", /^options\.timeout is the MCP SDK's name: toolwire's is options\.timeoutMs$/);
+    await refused(() => fn({ futureOption: NaN }), "INVALID_OPTIONS", /^options has no key "futureOption" \(the keys are /);
   }
+  await refused(() => client.callTool("echo", {}, { maxTotalTimeout: Infinity }), "INVALID_OPTIONS", /^options\.maxTotalTimeout is the MCP SDK's name: toolwire's is options\.maxTotalTimeoutMs$/);
+  await refused(() => new tw.McpClient(url, { timeotMs: Infinity }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+  // A call's option given to the client: its key is refused (the client's keys listed).
+  await refused(() => new tw.McpClient(url, { maxTotalTimeoutMs: Infinity }), "INVALID_OPTIONS", /^options has no key "maxTotalTimeoutMs" \(the keys are fetch, headers, timeoutMs, /);
+  await refused(() => new tw.McpClient(url, { url: Infinity }), "INVALID_OPTIONS", /first argument/);
+  // A known key's value is still checked: NaN is no timeout.
+  await refused(() => client.callTool("echo", {}, { meta: { n: NaN } }), "INVALID_OPTIONS", /^options\.meta\.n must be a finite number/);
   assert.equal(sent, 0, "no options refused reached fetch");
   client.free();
 });
@@ -238,6 +249,7 @@ test("McpHub: every options object refuses a misspelt key naming it, and any key
   await refused(() => new tw.McpHub(servers, { policy: freed }), "INVALID_OPTIONS", /this PermissionPolicy was freed \(free\(\) was called on it\): make a new one/);
   const hub = new tw.McpHub(servers);
   await refused(() => hub.listTools({ selectedServer: ["a"] }), "INVALID_OPTIONS", meant("selectedServer", "selectedServers"));
+  await refused(() => hub.listTools({ timeotMs: Infinity }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
   await refused(() => hub.tools("openai", { stict: true }), "INVALID_OPTIONS", meant("stict", "strict"));
   await refused(() => hub.tools("openai", { limits: { maxDeph: 3 } }), "INVALID_OPTIONS", meant("maxDeph", "maxDepth", "options.limits"));
   // A hub's tools() holds the conversion's options to the keys known, as its other options.
