@@ -3117,21 +3117,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return e;
         }
         if status == 401 || status == 403 {
-            let mut e = Error::new(
-                ErrorCode::Unauthorized,
-                format!(
-                    "{method}: HTTP {status} {}",
-                    if status == 401 {
-                        "Unauthorized: the server wants credentials (give a token in the client's headers option, {authorization: \"Bearer ...\"}, or sign in with its oauth option)"
-                    } else {
-                        "Forbidden: the server refused the credentials given, or their scope"
-                    }
-                ),
-            )
-            .with_detail("status", status)
-            .with_detail("bodyPreview", text);
-            if let Some(c) = challenge {
-                e = e.with_detail("challenge", parse_www_authenticate(&c)).with_detail("wwwAuthenticate", c);
+            let parsed = challenge.as_deref().map(parse_www_authenticate);
+            let said = if status == 401 {
+                // The headers of the request as sent (the configured ones, or those the
+                // unauthorized handler gave since): one a fetch wrapper adds is not seen, but
+                // the challenge's `invalid_token` says a token came.
+                let sent = self.opts.headers.iter().chain(self.auth_headers.borrow().iter()).any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
+                unauthorized_text(sent, parsed.as_ref().unwrap_or(&Value::Null))
+            } else {
+                "Forbidden: the server refused the credentials given, or their scope".owned()
+            };
+            let mut e = Error::new(ErrorCode::Unauthorized, format!("{method}: HTTP {status} {said}")).with_detail("status", status).with_detail("bodyPreview", text);
+            if let (Some(c), Some(parsed)) = (challenge, parsed) {
+                e = e.with_detail("challenge", parsed).with_detail("wwwAuthenticate", c);
             }
             return e;
         }
@@ -4805,6 +4803,28 @@ fn refused_again(mut e: Error, so_far: Reauthorizations) -> Error {
         e = e.with_detail("credentialsRefused", true);
     }
     e
+}
+
+/// What a 401 says after "Unauthorized: ", by what the request carried: with no Authorization
+/// header, that the server wants one; with one (`sent`), or a challenge saying `invalid_token`
+/// (RFC 6750 3.1: the token is expired, revoked, malformed or invalid), that the token was
+/// refused, with the challenge's `error` and `error_description`: telling a user who gave a
+/// token to give one would point the wrong way.
+fn unauthorized_text(sent: bool, challenge: &Value) -> String {
+    let error = challenge.get("error").and_then(Value::as_str).filter(|e| !e.is_empty());
+    if !sent && error != Some("invalid_token") {
+        return "Unauthorized: the server wants credentials (give a token in the client's headers option, {authorization: \"Bearer ...\"}, or sign in with its oauth option)".owned();
+    }
+    let description = challenge.get("error_description").and_then(Value::as_str).filter(|d| !d.is_empty());
+    let why = match (error, description) {
+        (Some(e), Some(d)) => format!(" ({}: {})", crate::text::excerpt(e, 100), crate::text::server_text(d)),
+        (Some(e), None) => format!(" ({})", crate::text::excerpt(e, 100)),
+        (None, Some(d)) => format!(" ({})", crate::text::server_text(d)),
+        (None, None) => String::new(),
+    };
+    format!(
+        "Unauthorized: the server refused the Authorization header sent{why}: give a valid token in the client's headers option, or sign in with its oauth option"
+    )
 }
 
 /// Whether a refusal is one the [`AuthHandler`] may answer: 401, or 403 with

@@ -3375,11 +3375,41 @@ fn a_401_asks_for_new_headers_and_sends_the_request_once_more() {
     // The handler gives none: the 401 stands, nothing sent again.
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Unauthorized);
-    assert!(e.message.contains("the server wants credentials"), "{}", e.message);
+    assert!(e.message.contains("the server refused the Authorization header sent (invalid_token)"), "{}", e.message);
     assert_eq!((h.log.borrow().requests.len(), asked.borrow().len()), (7, 4));
     // Later requests (a DELETE too) carry the last headers given.
     block_on(h.client.close()).unwrap();
     assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer new2"));
+}
+
+/// A 401 says what to do by what the request carried: with no Authorization header, to give
+/// one; with one, or a challenge saying `invalid_token` (a header a fetch wrapper added), that it
+/// was refused, with the challenge's error and description. Its code is UNAUTHORIZED either way.
+#[test]
+fn a_401_says_whether_the_authorization_header_sent_was_refused() {
+    let refusal = |challenge: Option<&str>| status_reply(401, challenge.map(|c| vec![("www-authenticate", c.to_owned())]).unwrap_or_default(), "");
+    let connect = |header: Option<&str>, challenge: Option<&str>| {
+        let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+        if let Some(h) = header {
+            opts.headers.push(("Authorization".into(), h.into()));
+        }
+        let h = harness_with(vec![refusal(challenge)], opts, 10_000);
+        let e = block_on(h.client.connect()).unwrap_err();
+        assert_eq!((e.code, &e.details.as_ref().unwrap()["status"]), (ErrorCode::Unauthorized, &json!(401)));
+        e.message
+    };
+    let wants = "initialize: HTTP 401 Unauthorized: the server wants credentials (give a token in the client's headers option, {authorization: \"Bearer ...\"}, or sign in with its oauth option)";
+    assert_eq!(connect(None, None), wants);
+    assert_eq!(connect(None, Some(r#"Bearer realm="mcp""#)), wants);
+    let refused = "initialize: HTTP 401 Unauthorized: the server refused the Authorization header sent";
+    let advice = ": give a valid token in the client's headers option, or sign in with its oauth option";
+    assert_eq!(
+        connect(Some("Bearer wrong"), Some(r#"Bearer error="invalid_token", error_description="The access token expired""#)),
+        format!("{refused} (invalid_token: \"The access token expired\"){advice}")
+    );
+    assert_eq!(connect(Some("Bearer wrong"), None), format!("{refused}{advice}"));
+    assert_eq!(connect(Some("Basic eDp5"), Some(r#"Basic realm="mcp""#)), format!("{refused}{advice}"));
+    assert_eq!(connect(None, Some(r#"Bearer error="invalid_token""#)), format!("{refused} (invalid_token){advice}"));
 }
 
 /// Headers the handler gave that the server refused at once (401 to the request sent again with
