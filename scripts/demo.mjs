@@ -66,8 +66,19 @@ if (isMain) {
       process.exit(2);
     }
   }
-  const port = Number(process.env.PORT ?? 8080);
-  const mcpPort = Number(process.env.MCP_PORT ?? 8081);
+  // Checked here, where the variable's name is known (Node's own error names neither, nor says where the
+  // number came from).
+  const portOf = (name, fallback) => {
+    const given = process.env[name];
+    if (given === undefined) return fallback;
+    if (!/^\d{1,5}$/.test(given) || Number(given) > 65535) {
+      console.error(`demo: ${name} must be a port number from 0 to 65535 (0 = any free port), got ${JSON.stringify(given)}`);
+      process.exit(2);
+    }
+    return Number(given);
+  };
+  const port = portOf("PORT", 8080);
+  const mcpPort = portOf("MCP_PORT", 8081);
   let demo;
   try {
     demo = await startDemo({
