@@ -1038,7 +1038,26 @@ let signIns = 0; // sign-ins started: a request that spans one is told apart (se
 function signInHint(err, before, timeout, what) {
   if (err?.code !== "TIMEOUT" || (signIns === before && !endSignIn)) return err;
   const next = endSignIn ? `finish signing in in the popup, then ${what} again` : `${what} again`;
-  const hint = `The ${what} waited for signing in (the popup), and that time counts against the timeout per request (${timeout.toLocaleString("en")} ms), not the server's alone: ${next}, or raise the timeout.`;
+  return withHint(err, `The ${what} waited for signing in (the popup), and that time counts against the timeout per request (${timeout.toLocaleString("en")} ms), not the server's alone: ${next}, or raise the timeout.`);
+}
+
+/**
+ * A call's TIMEOUT (one signInHint said nothing of): the page's calls reset their timeout on each progress
+ * notification, so the hint says which silence ran it out, all of the call's or the one after its last progress.
+ */
+function callTimeoutHint(err, timeout, progressed) {
+  if (err?.code !== "TIMEOUT" || typeof err.hint === "string") return err;
+  const ms = `${timeout.toLocaleString("en")} ms`;
+  return withHint(
+    err,
+    progressed
+      ? `The server reported progress, then sent nothing more for the timeout per request (${ms}, which each progress report starts again). Raise the timeout, or try again.`
+      : `The server neither answered nor reported progress within the timeout per request (${ms}). Raise the timeout, or try again.`,
+  );
+}
+
+/** `err` with `hint` (what showError says under the message), or an object of its prototype if it is frozen. */
+function withHint(err, hint) {
   try {
     err.hint = hint;
     return err;
@@ -1437,6 +1456,8 @@ async function readResource(event) {
   }
 }
 
+let calling = null; // the AbortController of the call under way: its Cancel aborts it
+
 async function callTool(event) {
   event?.preventDefault();
   if (isBusy("call-btn")) return;
@@ -1461,14 +1482,22 @@ async function callTool(event) {
   progress.hidden = false;
   progress.removeAttribute("value");
   setBusy("call-btn", true);
+  const abort = new AbortController();
+  calling = abort;
+  $("call-cancel").hidden = false;
+  let progressed = false;
   const signInsBefore = signIns;
   setStatus("call-status", `Calling ${name}…`);
   setStatus("elicit-status", "");
   try {
-    // The timeout bounds the server's time: McpClient holds it while the page answers the call's questions.
+    // The timeout bounds the server's silence: McpClient holds it while the page answers the call's questions,
+    // and each progress notification starts it again (a tool that reports its steps may run longer than it).
     const result = await c.callTool(name, args, {
       timeoutMs: timeout,
+      resetTimeoutOnProgress: true,
+      signal: abort.signal,
       onProgress: (p) => {
+        progressed = true;
         if (p.total) {
           progress.max = p.total;
           progress.value = p.progress;
@@ -1484,14 +1513,24 @@ async function callTool(event) {
   } catch (err) {
     // Connecting again closed the old client, which abandons its calls: not an error of the new session.
     if (client !== c) return abandoned(name);
-    setStatus("call-status", `${name} failed.`);
     // The result of an earlier call must not stand for this one's.
     clearCall();
-    showError("call-error", signInHint(err, signInsBefore, timeout, "call"));
+    if (abort.signal.aborted && err?.code === "ABORTED") {
+      // Cancelled: said in the status, not as an error.
+      setStatus("call-status", `The call of ${name} was cancelled; the server was told to stop it.`);
+      return;
+    }
+    setStatus("call-status", `${name} failed.`);
+    showError("call-error", callTimeoutHint(signInHint(err, signInsBefore, timeout, "call"), timeout, progressed));
     if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
+    if (calling === abort) calling = null;
+    // The focus on Cancel, which goes away, moves to the button that calls.
+    const hadFocus = document.activeElement === $("call-cancel");
+    $("call-cancel").hidden = true;
     progress.hidden = true;
     setBusy("call-btn", false);
+    if (hadFocus) $("call-btn").focus();
   }
 }
 
@@ -1682,6 +1721,7 @@ async function main() {
     connecting?.abort(new Error("cancelled by the user"));
   });
   $("call-form").addEventListener("submit", callTool);
+  $("call-cancel").addEventListener("click", () => calling?.abort(new Error("cancelled by the user")));
   $("resource-form").addEventListener("submit", readResource);
   $("call-tool").addEventListener("change", selectTool);
   for (const b of document.querySelectorAll("button[data-copy]")) b.addEventListener("click", () => copy(b));

@@ -958,10 +958,10 @@ test("in the browser, a 2026-07-28 server (TypeScript SDK v2) through CORS: disc
 });
 
 test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
-  // TIMEOUT: slow for longer than the timeout.
+  // TIMEOUT: slow, its first step longer than the timeout (each step's progress would start it again).
   await page.fill("#mcp-timeout", "300");
   await page.selectOption("#call-tool", "slow");
-  await page.fill("#call-args", '{"steps": 4, "delay_ms": 250}');
+  await page.fill("#call-args", '{"steps": 2, "delay_ms": 600}');
   await page.click("#call-btn");
   await waitForText("#call-error", "TIMEOUT");
   assert.equal(await page.getAttribute("#call-error", "role"), "alert");
@@ -1030,6 +1030,43 @@ test("the timeout field is checked on every call as on connect: a whole number o
   await page.fill("#mcp-timeout", "30000");
 });
 
+test("a call's timeout starts again with each progress report, and Cancel ends a call under way (said in the status, not as an error)", async () => {
+  // Still connected, to the server behind the token. 4 steps of 200 ms under a 300 ms timeout: each step's
+  // progress starts it again, and the call runs to its end.
+  await page.fill("#mcp-timeout", "300");
+  await page.selectOption("#call-tool", "slow");
+  assert.equal(await isVisible("#call-cancel"), false, "Cancel shows with no call under way");
+  await page.fill("#call-args", '{"steps": 4, "delay_ms": 200}');
+  await page.click("#call-btn");
+  await waitForText("#call-status", "slow returned");
+  assert.equal(await page.textContent("#out-flat"), "Done after 4 steps of 200 ms.");
+  // Nothing for longer than the timeout: the hint says neither an answer nor progress came.
+  await page.fill("#call-args", '{"steps": 2, "delay_ms": 800}');
+  await page.click("#call-btn");
+  const silent = await waitForText("#call-error", "TIMEOUT");
+  assert.match(silent, /timed out after 300 ms without progress/);
+  assert.match(silent, /The server neither answered nor reported progress within the timeout per request \(300 ms\)\. Raise the timeout, or try again\./);
+  await page.fill("#mcp-timeout", "30000");
+
+  // Cancel: the call ends at once, the status says so, no alert; the focus goes back to the button that calls.
+  await page.fill("#call-args", '{"steps": 20, "delay_ms": 250}');
+  await page.click("#call-btn");
+  await waitForText("#call-status", "slow: step 1 of 20");
+  assert.equal(await isVisible("#call-cancel"), true, "no Cancel during the call");
+  await page.click("#call-cancel");
+  await waitForText("#call-status", "The call of slow was cancelled; the server was told to stop it.");
+  assert.equal(await isVisible("#call-error"), false, `the cancel shows as an error: ${await page.textContent("#call-error")}`);
+  assert.equal(await isVisible("#call-cancel"), false);
+  assert.equal(await isVisible("#call-progress"), false);
+  assert.equal(await focused(), "call-btn", "the focus on Cancel, which went away, was lost");
+  assert.notEqual(await page.getAttribute("#call-btn", "aria-disabled"), "true", "the call button is still busy");
+  assert.equal(await page.textContent("#out-flat"), "", "an earlier result stands for the cancelled call");
+  // The session goes on.
+  await page.selectOption("#call-tool", "echo");
+  await page.click("#call-btn");
+  await waitForText("#call-status", "echo returned");
+});
+
 /**
  * A small MCP server of odd answers, for what the bundled one never sends: node:http, Streamable HTTP at 2025-11-25,
  * JSON answers, CORS for the page. The URL's path names the scenario: {serverInfo, tools, call(params) -> result,
@@ -1087,6 +1124,12 @@ function startOddServer(scenarios) {
         }
         res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: JSON.stringify(got) }] } })}\n\n`);
         return res.end();
+      }
+      if (msg.method === "tools/call" && sc.stall) {
+        // One progress report on the call's stream, then nothing: the stream stays open until the client leaves.
+        res.writeHead(200, { "content-type": "text/event-stream", ...cors });
+        const params = { progressToken: p._meta?.progressToken, progress: 1, total: 2, message: "half way" };
+        return res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params })}\n\n`);
       }
       if (msg.method === "tools/call" && sc.notify) {
         // The result after notifications/tools/list_changed, on the call's stream.
@@ -1218,6 +1261,24 @@ test("a result does not outlive its call: connecting elsewhere or a failed call 
     assert.deepEqual([...Buffer.from(image.source.bytes, "base64").subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], "base64 of a PNG");
   } finally {
     await page.fill("#mcp-timeout", "30000");
+    await odd.close();
+  }
+});
+
+test("a call whose server reports progress, then says nothing more: its TIMEOUT's hint says the progress stopped", async () => {
+  const odd = await startOddServer({ stall: { tools: [TOOL("stall")], stall: true } });
+  try {
+    await page.fill("#mcp-auth", "");
+    await connectTo(odd.url("stall"), 1);
+    await page.fill("#mcp-timeout", "500");
+    await page.selectOption("#call-tool", "stall");
+    await page.click("#call-btn");
+    const stalled = await waitForText("#call-error", "TIMEOUT");
+    assert.match(stalled, /^TIMEOUT: tools\/call timed out after 500 ms without progress/);
+    assert.match(stalled, /The server reported progress, then sent nothing more for the timeout per request \(500 ms, which each progress report starts again\)\. Raise the timeout, or try again\./);
+  } finally {
+    await page.fill("#mcp-timeout", "30000");
+    await connectTo(demo.mcpUrl, 8);
     await odd.close();
   }
 });
