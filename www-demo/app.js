@@ -1341,8 +1341,37 @@ async function connect(event) {
 }
 
 /**
- * An example value for a JSON Schema: default, example, first enum value or const, else a typed blank; of
- * an object, its required properties and the optional ones that have a default, an example or a const.
+ * A value of each string format a tool's argument commonly names, for its pre-filled arguments: a blank would be
+ * refused by a server that checks the format (a required URL as "" is a validation error, not a call).
+ */
+const FORMAT_EXAMPLES = {
+  uri: "https://example.com",
+  url: "https://example.com",
+  iri: "https://example.com",
+  "uri-reference": "https://example.com",
+  "iri-reference": "https://example.com",
+  email: "name@example.com",
+  "idn-email": "name@example.com",
+  date: "2025-01-31",
+  "date-time": "2025-01-31T09:30:00Z",
+  time: "09:30:00Z",
+  uuid: "123e4567-e89b-42d3-a456-426614174000",
+  hostname: "example.com",
+  ipv4: "192.0.2.1",
+  ipv6: "2001:db8::1",
+};
+
+/** An example string for a string schema: of its format (FORMAT_EXAMPLES), else its minLength of "a"s, else "". */
+function exampleString(schema) {
+  const example = typeof schema.format === "string" && Object.hasOwn(FORMAT_EXAMPLES, schema.format) ? FORMAT_EXAMPLES[schema.format] : "";
+  const min = Number.isInteger(schema.minLength) ? Math.min(schema.minLength, 1000) : 0;
+  return [...example].length >= min ? example : example + "a".repeat(min - [...example].length);
+}
+
+/**
+ * An example value for a JSON Schema: default, example, first enum value or const, else a typed blank (a string of
+ * its format or minimum length); of an object, its required properties and the optional ones that have a default,
+ * an example or a const.
  */
 function exampleFor(schema, depth = 0) {
   if (!schema || typeof schema !== "object" || depth > 6) return null;
@@ -1367,7 +1396,7 @@ function exampleFor(schema, depth = 0) {
     case "array":
       return [];
     case "string":
-      return "";
+      return exampleString(schema);
     case "integer":
     case "number":
       return typeof schema.minimum === "number" ? schema.minimum : 0;

@@ -1265,6 +1265,52 @@ test("a result does not outlive its call: connecting elsewhere or a failed call 
   }
 });
 
+test("pre-filled arguments: a required string of a known format holds a value of it, one with minLength that many characters", async () => {
+  const formats = {
+    name: "formats",
+    inputSchema: {
+      type: "object",
+      properties: {
+        url: { type: "string", format: "uri" },
+        email: { type: "string", format: "email" },
+        day: { type: "string", format: "date" },
+        when: { type: "string", format: "date-time" },
+        id: { type: "string", format: "uuid" },
+        code: { type: "string", minLength: 3 },
+        site: { type: ["string", "null"], format: "uri", minLength: 30 },
+        plain: { type: "string" },
+        odd: { type: "string", format: "toString" },
+        later: { type: "string", format: "uri" },
+      },
+      required: ["url", "email", "day", "when", "id", "code", "site", "plain", "odd"],
+    },
+  };
+  const odd = await startOddServer({ formats: { tools: [formats], call: () => ({ content: [{ type: "text", text: "ok" }] }) } });
+  try {
+    await page.fill("#mcp-auth", "");
+    await connectTo(odd.url("formats"), 1);
+    await page.selectOption("#call-tool", "formats");
+    const args = JSON.parse(await page.inputValue("#call-args"));
+    assert.deepEqual(args, {
+      url: "https://example.com",
+      email: "name@example.com",
+      day: "2025-01-31",
+      when: "2025-01-31T09:30:00Z",
+      id: "123e4567-e89b-42d3-a456-426614174000",
+      code: "aaa",
+      site: "https://example.comaaaaaaaaaaa",
+      plain: "",
+      odd: "",
+    });
+    // Each is what the page itself takes for its format (as it checks a question's answer).
+    assert.equal(new URL(args.url).href, "https://example.com/");
+    assert.ok(!Number.isNaN(Date.parse(args.when)));
+  } finally {
+    await connectTo(demo.mcpUrl, 8);
+    await odd.close();
+  }
+});
+
 test("a call whose server reports progress, then says nothing more: its TIMEOUT's hint says the progress stopped", async () => {
   const odd = await startOddServer({ stall: { tools: [TOOL("stall")], stall: true } });
   try {
