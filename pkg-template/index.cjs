@@ -34,6 +34,13 @@ function parseToolCalls(response, provider, nameMap) {
   return withMap(nameMap, () => wasm.__parseToolCallsWithMap(response, provider, nameMap));
 }
 
+/** The `<tool_call>` blocks of a reply to toolsSystemPrompt; a NameMap instance is read in place. */
+function parseTextToolCalls(text, nameMap) {
+  if (!isNameMap(nameMap)) return wasm.parseTextToolCalls(text, nameMap);
+  if (nameMap.__wbg_ptr === 0) throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+  return withMap(nameMap, () => wasm.__parseTextToolCallsWithMap(text, nameMap));
+}
+
 /**
  * Assembles tool calls from a provider's stream; a NameMap instance is shared, not copied. It constructs the
  * module's own objects, and is a class of the module's too (its prototype inherits the module class's, and
@@ -73,10 +80,12 @@ module.exports = {
   flattenContent: wasm.flattenContent,
   NameMap: wasm.NameMap,
   parseToolCalls,
+  parseTextToolCalls,
   ToolCallAccumulator,
   toolResultMessage: wasm.toolResultMessage,
   toolResultMessages: wasm.toolResultMessages,
   toolsSystemPrompt: wasm.toolsSystemPrompt,
+  textToolResults: wasm.textToolResults,
   PermissionPolicy: wasm.PermissionPolicy,
   McpClient: wasm.McpClient,
   McpHub: wasm.McpHub,

@@ -2027,6 +2027,50 @@ export interface SystemPromptOptions extends NamingOptions {
  */
 export function toolsSystemPrompt(tools: readonly McpTool[] | { tools: readonly McpTool[] }, options?: SystemPromptOptions): string;
 
+/** What {@link parseTextToolCalls} reads of a reply. */
+export interface TextToolCalls<A extends JsonValue = JsonValue> {
+  /** Every `<tool_call>` block's call, in order, as {@link parseToolCalls} gives calls (`id` `call_0`, `call_1`...). */
+  calls: ToolCall<A>[];
+  /** The reply without its `<tool_call>` blocks, trimmed; `<think>` reasoning is kept as it was. */
+  text: string;
+}
+
+/**
+ * Reads the calls of a reply to {@link toolsSystemPrompt}: every `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
+ * block of the model's text (blanks and line breaks around the JSON or none; `parameters` read where there is no
+ * `arguments`; `arguments` given as a JSON string read as the object it holds), as vLLM's `hermes` parser and
+ * llama.cpp's Hermes 2 Pro style read them, with these differences: a block ends after its JSON, so a
+ * `</tool_call>` inside a JSON string does not end it; a last block left open is read when its JSON object ends
+ * (else it is a call with the error `INVALID_JSON`); blocks inside `<think>...</think>` (Qwen3's and DeepSeek-R1's
+ * reasoning; also from the start of the reply to a first `</think>` with no `<think>` before it, where the chat
+ * template opened it) are no calls. A block that is not a JSON object is a call with no name and `INVALID_JSON`;
+ * a name the map does not know, or none, is `UNKNOWN_TOOL_NAME`; arguments that are no object, `INVALID_ARGUMENTS`.
+ *
+ * The map is the one of the prompt's names: `NameMap.fromTools(tools, provider, options)` with the tools and options
+ * given to `toolsSystemPrompt`, and its `provider`, or, where it had none, any provider but `gemini` and `vertex`
+ * (`"openai"`), whose name rule is the prompt's default. Arguments are read as the prompt listed them: a tool whose input schema is
+ * not an object is listed as `input`, and `{"input": x}` is given as `x`; the provider's other rewrites
+ * (`prepareArguments`' enum values for Gemini, strict mode's nulls) are not applied, as the prompt made none. Without a
+ * map, names and arguments are given as the model wrote them.
+ *
+ * ```js
+ * const system = toolsSystemPrompt(tools, { server: "docs" });
+ * const map = NameMap.fromTools(tools, "openai", { server: "docs" });
+ * const { calls, text } = parseTextToolCalls(reply, map);
+ * const results = await Promise.all(calls.map((c) => c.error ? { content: [{ type: "text", text: c.error.message }], isError: true } : client.callTool(c.tool, c.arguments)));
+ * messages.push({ role: "assistant", content: reply }, { role: "user", content: textToolResults(results) });
+ * ```
+ */
+export function parseTextToolCalls<M extends NameMapInput = undefined>(text: string, nameMap?: M): TextToolCalls<ArgumentsOf<M>>;
+
+/**
+ * The results of a turn's {@link parseTextToolCalls} calls, for the model: one `<tool_response>` block per result, in
+ * the calls' order, each `<tool_response>\n` + the result as {@link flattenContent} writes it (media described, an error
+ * starting `Error: `, capped at `maxChars` each) + `\n</tool_response>`, joined with a line break: what Qwen's and
+ * Hermes' chat templates write into the user turn after the calls. Send it as the next user message.
+ */
+export function textToolResults(results: McpCallToolResult | readonly McpCallToolResult[], options?: FlattenOptions): string;
+
 /** A permission decision. */
 export type PermissionAction = "allow" | "ask" | "deny";
 

@@ -309,6 +309,13 @@ export function parseToolCalls(response, provider, nameMap) {
   return withMap(nameMap, () => wasm.__parseToolCallsWithMap(response, provider, nameMap));
 }
 
+export function parseTextToolCalls(text, nameMap) {
+  check();
+  if (!isNameMap(nameMap)) return wasm.parseTextToolCalls(text, nameMap);
+  if (nameMap.__wbg_ptr === 0) throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+  return withMap(nameMap, () => wasm.__parseTextToolCallsWithMap(text, nameMap));
+}
+
 export function toolResultMessage(call, result, provider, options) {
   check();
   return wasm.toolResultMessage(call, result, provider, options);
@@ -322,6 +329,11 @@ export function toolResultMessages(calls, results, provider, options) {
 export function toolsSystemPrompt(tools, options) {
   check();
   return wasm.toolsSystemPrompt(tools, options);
+}
+
+export function textToolResults(results, options) {
+  check();
+  return wasm.textToolResults(results, options);
 }
 
 /**

@@ -16,9 +16,11 @@ use crate::text::Owned as _;
 
 mod parallel;
 mod shape;
+mod text;
 mod turn;
 
 pub use parallel::Parallel;
+pub use text::{parse_text_tool_calls, text_tool_results, TextReply};
 
 #[cfg(test)]
 mod agreement;

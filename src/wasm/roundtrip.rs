@@ -109,6 +109,45 @@ fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) ->
     calls_to_js(&calls)
 }
 
+/// The `<tool_call>` blocks of a model's reply to `toolsSystemPrompt`
+/// (`crate::calls::parse_text_tool_calls`): `{calls, text}`, `calls` as `parseToolCalls` gives
+/// them, `text` the reply without its blocks.
+#[wasm_bindgen(js_name = parseTextToolCalls)]
+pub fn parse_text_tool_calls_js(text: JsValue, name_map: JsValue) -> Result<JsValue, Error> {
+    let text = string_param(&text, "text")?;
+    let map = name_map_param(&name_map)?;
+    to_js(&crate::calls::parse_text_tool_calls(&text, map.as_deref()).to_value())
+}
+
+/// `parseTextToolCalls` with a `NameMap` instance, read in place.
+#[wasm_bindgen(js_name = __parseTextToolCallsWithMap, skip_typescript)]
+pub fn parse_text_tool_calls_with_map(text: JsValue, name_map: &JsNameMap) -> Result<JsValue, Error> {
+    let text = string_param(&text, "text")?;
+    to_js(&crate::calls::parse_text_tool_calls(&text, Some(name_map.shared().as_ref())).to_value())
+}
+
+/// The results of a turn's calls as `<tool_response>` blocks for a model without native tool
+/// calling (`crate::calls::text_tool_results`): one CallToolResult or an array of them, in the
+/// calls' order; `options.maxChars` caps each as `flattenContent` does.
+#[wasm_bindgen(js_name = textToolResults)]
+pub fn text_tool_results_js(results: JsValue, options: JsValue) -> Result<String, Error> {
+    let results = match is_array(&results) {
+        true => js_array(&results).iter().enumerate().map(|(i, r)| tool_result_param(r, "result").map_err(|mut e| {
+            e.message = format!("results[{i}]: {}", e.message);
+            e
+        })).collect::<Result<Vec<_>, Error>>()?,
+        false => vec![tool_result_param(&results, "result")?],
+    };
+    let mut opts = crate::content::FlattenOptions::default();
+    refuse_lossy_known(&options, "options", &["maxChars"], Some(&["maxChars"]))?;
+    refuse_unknown_keys(&options, "options", &["maxChars"], false)?;
+    refuse_unused_result_options(&from_js(&options, "options")?, "textToolResults", &["maxChars"])?;
+    if let Some(max) = max_chars_option(&options)? {
+        opts.max_chars = max;
+    }
+    Ok(crate::calls::text_tool_results(&results, opts))
+}
+
 /// Assembles complete tool calls from a provider's stream, and the model's turn.
 ///
 /// ```js

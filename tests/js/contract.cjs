@@ -64,6 +64,8 @@ module.exports = function contract(tw, label) {
       "toolResultMessage",
       "toolResultMessages",
       "toolsSystemPrompt",
+      "parseTextToolCalls",
+      "textToolResults",
       "version",
       "initAsync",
     ]) {

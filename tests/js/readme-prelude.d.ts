@@ -35,6 +35,8 @@ declare global {
   const chatModel: BaseChatModel;
 
   // The app's own.
+  /** A model without native tool calling: the text of its reply to the system prompt and the messages. */
+  function complete(system: string, messages: { role: string; content: string }[]): Promise<string>;
   const url: string;
   const githubUrl: string;
   const token: string;

@@ -1,0 +1,330 @@
+//! Tool calls a model writes as text: the `<tool_call>` blocks that `toolsSystemPrompt` asks a
+//! model without native tool calling for (the Hermes/Qwen form), read back into [`ToolCall`]s,
+//! and the results written back as `<tool_response>` blocks.
+//!
+//! The reader takes every block of the reply, as vLLM's `hermes` parser and llama.cpp's Hermes 2
+//! Pro style take them (`<tool_call>(.*?)</tool_call>`, and an unclosed last block), with these
+//! differences: a block's end is read after its JSON, so a `</tool_call>` inside a JSON string
+//! does not end it; blocks inside `<think>…</think>` (Qwen3's and DeepSeek-R1's reasoning, which
+//! a reply may start inside when the chat template opened it) are no calls; `arguments` given as
+//! a JSON string are the object it holds. Names go through the name map; arguments are read as
+//! the prompt listed them: only a wrapped root (`input`) is unwrapped, and no provider's value
+//! rewrite (Gemini's string enums) is undone, as the prompt never made one.
+
+use serde_json::Value;
+
+use super::{args_of, preview, resolve, CallError, ToolCall};
+use crate::args::ArgPlan;
+use crate::content::FlattenOptions;
+use crate::error::ErrorCode;
+use crate::model::CallToolResult;
+use crate::naming::NameMap;
+use crate::text::Owned as _;
+
+const OPEN: &str = "<tool_call>";
+const CLOSE: &str = "</tool_call>";
+const THINK_OPEN: &str = "<think>";
+const THINK_CLOSE: &str = "</think>";
+
+/// A reply read: its calls, in order, and its text outside the `<tool_call>` blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextReply {
+    /// Every call of the reply; one that cannot be made carries an `error`.
+    pub calls: Vec<ToolCall>,
+    /// The reply without its blocks (reasoning kept as it was), trimmed.
+    pub text: String,
+}
+
+impl TextReply {
+    /// The JSON form: `{calls, text}`.
+    pub fn to_value(&self) -> Value {
+        crate::model::object([("calls", Value::Array(self.calls.iter().map(ToolCall::to_value).collect())), ("text", crate::model::string(&self.text))])
+    }
+}
+
+/// Reads the `<tool_call>` blocks of a model's reply (see the module's doc). Each block holds
+/// `{"name": ..., "arguments": {...}}` (`parameters` is read where there is no `arguments`);
+/// calls get the ids `call_0`, `call_1`… in order, which no result needs in text, as Ollama's
+/// calls sent without ids get them. A block that is not a JSON object (or is cut short) is a
+/// call with no name and an `INVALID_JSON` error; a name the map does not know is
+/// `UNKNOWN_TOOL_NAME`, arguments that are no object `INVALID_ARGUMENTS`.
+pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
+    let _budget = crate::naming::SuggestionBudget::start();
+    let mut calls = Vec::new();
+    let mut text = String::with_capacity(reply.len());
+    let mut rest = reply;
+    // A reply that starts inside reasoning the template opened (`<think>\n` in the generation
+    // prompt): up to the first `</think>`, when no `<think>` comes before it.
+    if let Some(end) = rest.find(THINK_CLOSE).filter(|&end| !rest[..end].contains(THINK_OPEN)) {
+        let end = end + THINK_CLOSE.len();
+        text.push_str(&rest[..end]);
+        rest = &rest[end..];
+    }
+    loop {
+        let think = rest.find(THINK_OPEN);
+        match rest.find(OPEN) {
+            Some(at) if think.is_none_or(|t| at < t) => {
+                text.push_str(&rest[..at]);
+                let (call, used) = read_block(&rest[at + OPEN.len()..], calls.len(), map);
+                calls.push(call);
+                rest = &rest[at + OPEN.len() + used..];
+            }
+            _ => match think {
+                Some(t) => {
+                    // Reasoning, kept as text; unclosed, the rest of the reply.
+                    let end = rest[t..].find(THINK_CLOSE).map_or(rest.len(), |e| t + e + THINK_CLOSE.len());
+                    text.push_str(&rest[..end]);
+                    rest = &rest[end..];
+                }
+                None => {
+                    text.push_str(rest);
+                    break;
+                }
+            },
+        }
+    }
+    TextReply { calls, text: text.trim().owned() }
+}
+
+/// The call of the block whose text (after `<tool_call>`) starts `body`, and how many bytes of
+/// `body` the block takes: its JSON object and the `</tool_call>` after it (blanks around), or,
+/// where no JSON object ends, up to the first `</tool_call>` or the end.
+fn read_block(body: &str, n: usize, map: Option<&NameMap>) -> (ToolCall, usize) {
+    let start = body.len() - body.trim_start().len();
+    let after_close = |from: usize| {
+        let tail = &body[from..];
+        let blank = tail.len() - tail.trim_start().len();
+        match tail[blank..].starts_with(CLOSE) {
+            true => from + blank + CLOSE.len(),
+            false => from,
+        }
+    };
+    let to_close = || body.find(CLOSE).map_or(body.len(), |c| c + CLOSE.len());
+    let id = format!("call_{n}");
+    match object_end(&body[start..]) {
+        Some(len) => {
+            let json = &body[start..start + len];
+            let used = after_close(start + len);
+            match crate::model::read_json_repaired(json) {
+                Ok(Value::Object(o)) => {
+                    let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
+                    let args = o.get("arguments").or_else(|| o.get("parameters"));
+                    (text_call(id, name, args, map), used)
+                }
+                Ok(_) => (broken(id, "is not a JSON object", json), used),
+                Err(e) => {
+                    let e = e.into_error("the tool call", |e| crate::error::Error::new(ErrorCode::InvalidJson, e.to_string()));
+                    (broken(id, &format!("is not valid JSON ({})", e.message), json), to_close().max(used))
+                }
+            }
+        }
+        None => {
+            let used = to_close();
+            let inner = body[..used].strip_suffix(CLOSE).unwrap_or(&body[..used]).trim();
+            let why = match inner.starts_with('{') {
+                true => "is cut short (its JSON object does not end)",
+                false => "is not a JSON object",
+            };
+            (broken(id, why, inner), used)
+        }
+    }
+}
+
+/// A call whose block could not be read.
+fn broken(id: String, why: &str, block: &str) -> ToolCall {
+    let mut call = resolve(Some(id), String::new(), super::RawArgs::Json(Value::Null), None);
+    call.error = Some(CallError { code: ErrorCode::InvalidJson.as_str(), message: format!("the <tool_call> block {why}: {}", preview(block)) });
+    call
+}
+
+/// A call of a block, its name through the map and its arguments as the prompt listed them: a
+/// wrapped root (`{"input": ...}`, the map's `unwrap`) unwrapped, nothing else of the provider's
+/// plan applied.
+fn text_call(id: String, name: String, args: Option<&Value>, map: Option<&NameMap>) -> ToolCall {
+    let mut call = resolve(Some(id), name, args_of(args), None);
+    let (Some(map), false) = (map, call.provider_name.is_empty()) else { return call };
+    match map.resolve(&call.provider_name) {
+        Err(e) => {
+            call.arguments = Value::Null;
+            call.error = Some(CallError { code: e.code.as_str(), message: e.message });
+        }
+        Ok(entry) => {
+            call.server = entry.server.clone();
+            call.tool = entry.tool.clone();
+            let unwrap = entry.args.as_ref().and_then(|p| p.unwrap.clone());
+            if let (Some(prop), None) = (unwrap, &call.error) {
+                let plan = ArgPlan { unwrap: Some(prop), ..ArgPlan::default() };
+                match plan.try_apply(call.arguments.take(), &call.provider_name) {
+                    Ok(v) => call.arguments = v,
+                    Err(e) => call.error = Some(CallError { code: e.code.as_str(), message: e.message }),
+                }
+            }
+        }
+    }
+    call
+}
+
+/// The length of the JSON object `s` starts with (`{` to its `}`, strings and escapes read), or
+/// `None` where `s` starts with none or it does not end.
+fn object_end(s: &str) -> Option<usize> {
+    if !s.starts_with('{') {
+        return None;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, b) in s.bytes().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The results of a turn's calls as the model without native tool calling reads them: one
+/// `<tool_response>` block per result, in order, each the result as `flattenContent` writes it
+/// (text, media described, an error starting `Error: `, capped at `opts.max_chars`), joined
+/// with a line break, as Qwen's and Hermes' chat templates write `tool` messages into the user
+/// turn that follows the calls.
+pub fn text_tool_results(results: &[CallToolResult], opts: FlattenOptions) -> String {
+    results.iter().map(|r| format!("<tool_response>\n{}\n</tool_response>", crate::content::flatten_result(r, opts))).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::naming::{NameRule, NamingOptions};
+    use serde_json::json;
+
+    fn map() -> NameMap {
+        NameMap::build(&[(Some("docs"), "search"), (Some("docs"), "echo")], &NamingOptions::default(), NameRule::Strict).0
+    }
+
+    fn read(reply: &str) -> TextReply {
+        parse_text_tool_calls(reply, Some(&map()))
+    }
+
+    fn ok(call: &ToolCall) -> (&str, Option<&str>, &Value) {
+        assert!(call.error.is_none(), "{call:?}");
+        (&call.tool, call.server.as_deref(), &call.arguments)
+    }
+
+    #[test]
+    fn every_block_is_read_with_the_text_around_it() {
+        let r = read("Let me look.\n<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x\"}}\n</tool_call>\n<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":{}}</tool_call>\nDone.");
+        assert_eq!(r.calls.len(), 2);
+        assert_eq!(ok(&r.calls[0]), ("search", Some("docs"), &json!({"q": "x"})));
+        assert_eq!(ok(&r.calls[1]), ("echo", Some("docs"), &json!({})));
+        assert_eq!((r.calls[0].id.as_deref(), r.calls[1].id.as_deref()), (Some("call_0"), Some("call_1")));
+        assert_eq!(r.calls[0].provider_name, "mcp__docs__search");
+        assert_eq!(r.text, "Let me look.\n\n\nDone.");
+        // Blanks of any kind around the JSON, none at all, CRLF.
+        for reply in ["<tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>", "<tool_call>\r\n\t {\"name\" : \"mcp__docs__echo\" ,\n\"arguments\":\n{}}\r\n</tool_call>"] {
+            let r = read(reply);
+            assert_eq!((r.calls.len(), r.text.as_str()), (1, ""), "{reply}");
+            assert_eq!(ok(&r.calls[0]).0, "echo");
+        }
+        assert_eq!(read("No tools needed.").calls, Vec::new());
+    }
+
+    #[test]
+    fn a_close_tag_inside_a_json_string_does_not_end_the_block() {
+        let r = read(r#"<tool_call>{"name":"mcp__docs__search","arguments":{"q":"a </tool_call> b \" {"}}</tool_call>after"#);
+        assert_eq!(ok(&r.calls[0]).2, &json!({"q": "a </tool_call> b \" {"}));
+        assert_eq!(r.text, "after");
+    }
+
+    #[test]
+    fn a_last_block_left_open_is_read_when_its_json_ends() {
+        let r = read("<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x\"}}\n");
+        assert_eq!(ok(&r.calls[0]).2, &json!({"q": "x"}));
+        let r = read("<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x");
+        let e = r.calls[0].error.as_ref().unwrap();
+        assert_eq!(e.code, "INVALID_JSON");
+        assert!(e.message.contains("cut short"), "{e:?}");
+        // A block cut short before another: up to its close, the next one read.
+        let r = read("<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {</tool_call><tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>");
+        assert_eq!(r.calls.len(), 2);
+        assert_eq!(r.calls[0].error.as_ref().unwrap().code, "INVALID_JSON");
+        assert_eq!(ok(&r.calls[1]).0, "echo");
+    }
+
+    #[test]
+    fn blocks_in_reasoning_are_no_calls() {
+        let fake = "<tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>";
+        let r = read(&format!("<think>I could write {fake} here</think>\n<tool_call>{{\"name\":\"mcp__docs__search\",\"arguments\":{{\"q\":\"y\"}}}}</tool_call>"));
+        assert_eq!(r.calls.len(), 1);
+        assert_eq!(ok(&r.calls[0]).0, "search");
+        assert_eq!(r.text, format!("<think>I could write {fake} here</think>"));
+        // Opened by the template: the reply starts inside it.
+        let r = read(&format!("maybe {fake}\n</think>\n\n{fake}"));
+        assert_eq!(r.calls.len(), 1);
+        // Unclosed: all of the rest is reasoning.
+        assert!(read(&format!("<think>{fake}")).calls.is_empty());
+    }
+
+    #[test]
+    fn bad_blocks_names_and_arguments_are_errors_on_their_calls() {
+        let r = read(concat!(
+            "<tool_call>{'name': 'mcp__docs__echo'}</tool_call>",
+            "<tool_call>{\"name\":\"mcp__docs__nope\",\"arguments\":{}}</tool_call>",
+            "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":[1]}</tool_call>",
+            "<tool_call>{\"arguments\":{}}</tool_call>",
+            "<tool_call>mcp__docs__echo()</tool_call>",
+            "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":\"{\\\"a\\\":1}\"}</tool_call>",
+        ));
+        let codes: Vec<&str> = r.calls.iter().map(|c| c.error.as_ref().map_or("ok", |e| e.code)).collect();
+        assert_eq!(codes, ["INVALID_JSON", "UNKNOWN_TOOL_NAME", "INVALID_ARGUMENTS", "UNKNOWN_TOOL_NAME", "INVALID_JSON", "ok"]);
+        // Arguments as a JSON string are the object it holds.
+        assert_eq!(r.calls[5].arguments, json!({"a": 1}));
+        assert!(r.calls.iter().all(|c| c.error.is_none() || c.arguments.is_null()));
+    }
+
+    /// Arguments are read as the prompt listed them: a wrapped root unwrapped, a provider's
+    /// other rewrites (Gemini's enums made strings) not undone.
+    #[test]
+    fn only_a_wrapped_root_is_unwrapped() {
+        let mut m = map();
+        let plan = ArgPlan { unwrap: Some("input".owned()), enum_values: vec![json!(1), json!("1")], ..ArgPlan::default() };
+        m.entry_mut(1).unwrap().args = Some(plan);
+        let enums = ArgPlan { enum_values: vec![json!(1), json!("1")], ..ArgPlan::default() };
+        let mut search = ArgPlan::default();
+        search.set_property("mix", enums);
+        m.entry_mut(0).unwrap().args = Some(search);
+        let r = parse_text_tool_calls(
+            "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":{\"input\":\"1\"}}</tool_call><tool_call>{\"name\":\"mcp__docs__search\",\"arguments\":{\"mix\":\"1\"}}</tool_call><tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":{\"text\":\"1\"}}</tool_call>",
+            Some(&m),
+        );
+        assert_eq!(ok(&r.calls[0]).2, &json!("1"));
+        assert_eq!(ok(&r.calls[1]).2, &json!({"mix": "1"}));
+        assert_eq!(r.calls[2].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
+        // Without a map: names and arguments as sent.
+        let r = parse_text_tool_calls("<tool_call>{\"name\":\"x\",\"parameters\":{\"a\":1}}</tool_call>", None);
+        assert_eq!((r.calls[0].tool.as_str(), r.calls[0].server.as_deref(), &r.calls[0].arguments), ("x", None, &json!({"a": 1})));
+    }
+
+    #[test]
+    fn results_are_tool_response_blocks() {
+        let ok = CallToolResult::from_value(json!({"content":[{"type":"text","text":"42"},{"type":"image","data":"AAAA","mimeType":"image/png"}]})).unwrap();
+        let err = CallToolResult::from_value(json!({"content":[{"type":"text","text":"no such file"}],"isError":true})).unwrap();
+        assert_eq!(
+            text_tool_results(&[ok, err], FlattenOptions::default()),
+            "<tool_response>\n42\n[Image: image/png (not sent: text only)]\n</tool_response>\n<tool_response>\nError: no such file\n</tool_response>"
+        );
+    }
+}

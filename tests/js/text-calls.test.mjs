@@ -1,0 +1,99 @@
+// The text-mode round trip of toolsSystemPrompt: a reply in the `<tool_call>` form the prompt asks for is read back
+// by parseTextToolCalls through the name map of the prompt's tools and options, and results go back as
+// textToolResults' `<tool_response>` blocks.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { flattenContent, NameMap, parseTextToolCalls, processJsonSchema, textToolResults, toolsSystemPrompt } from "../../pkg/index.mjs";
+
+const dir = "/work/shared/corpus/tools";
+const servers = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(`${dir}/${f}`, "utf8")));
+
+// Besides the corpus: a root that is not an object (listed as `input`), and enum values Gemini's conversion makes
+// strings, which the prompt lists as they are.
+const extra = {
+  server: "extra",
+  tools: [
+    { name: "echo", inputSchema: { type: "string" } },
+    { name: "pick", inputSchema: { type: "object", properties: { mix: { enum: [1, "1"] }, n: { type: "integer", enum: [1, 2] } }, required: ["mix"] } },
+  ],
+};
+
+/** The top-level parameter names a tool's section of the prompt lists. */
+function listed(section) {
+  return [...section.matchAll(/^- ("(?:[^"\\]|\\.)*"|\S+) \(/gm)].map((m) => (m[1].startsWith('"') ? JSON.parse(m[1]) : m[1]));
+}
+
+/** Arguments of the listed parameters: a listed enum's first value, else a string. */
+function argumentsFor(tool, names, wrapped) {
+  const props = wrapped ? { input: tool.inputSchema } : processJsonSchema(tool.inputSchema).properties ?? {};
+  return Object.fromEntries(names.map((n) => [n, props[n]?.enum?.[0] ?? props[n]?.const ?? "x"]));
+}
+
+for (const [label, provider, options] of [
+  ["no provider (the map's: openai)", undefined, {}],
+  ["gemini", "gemini", {}],
+  ["portableNames", undefined, { portableNames: true }],
+  ["naming: server", "anthropic", { naming: "server" }],
+]) {
+  test(`parseTextToolCalls: every tool of the corpus the prompt lists is called back exactly (${label})`, () => {
+    let checked = 0;
+    for (const { server, tools } of [...servers, extra]) {
+      const opts = { server, ...options, ...(provider ? { provider } : {}) };
+      const prompt = toolsSystemPrompt(tools, { ...opts, maxSchemaChars: 0 });
+      const sections = prompt.split(/^## /m).slice(1);
+      assert.equal(sections.length, tools.length, server);
+      const { provider: _p, ...mapOptions } = opts;
+      const map = NameMap.fromTools(tools, provider ?? "openai", mapOptions);
+      const calls = [];
+      const wants = [];
+      sections.forEach((section, i) => {
+        const name = section.slice(0, section.indexOf("\n"));
+        const names = listed(section.split("\nInput schema:")[0]);
+        const s = tools[i].inputSchema;
+        const wrapped = names.length === 1 && names[0] === "input" && !(s && typeof s === "object" && s.properties && "input" in s.properties) && processJsonSchema(s).properties?.input !== undefined;
+        const args = argumentsFor(tools[i], names, wrapped);
+        calls.push(`<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`);
+        wants.push({ name, tool: tools[i].name, arguments: wrapped ? args.input : args });
+      });
+      const { calls: got, text } = parseTextToolCalls(`Calling.\n${calls.join("\n")}`, map);
+      assert.equal(text, "Calling.");
+      assert.equal(got.length, wants.length, server);
+      got.forEach((call, i) => {
+        assert.equal(call.error, undefined, `${server}/${wants[i].tool}: ${call.error?.message}`);
+        assert.deepEqual([call.providerName, call.server, call.tool], [wants[i].name, server, wants[i].tool]);
+        assert.deepEqual(call.arguments, wants[i].arguments, `${server}/${wants[i].tool}`);
+        checked++;
+      });
+    }
+    assert.ok(checked > 1000, `${checked}`);
+  });
+}
+
+test("parseTextToolCalls: a NameMap, its JSON or none; the calls' shape is parseToolCalls'", () => {
+  const tools = extra.tools;
+  const map = NameMap.fromTools(tools, "openai", { server: "extra" });
+  const reply = '<think>maybe <tool_call>{"name":"mcp__extra__echo","arguments":{"input":"no"}}</tool_call></think>\n<tool_call>{"name": "mcp__extra__echo", "arguments": "{\\"input\\": \\"hi\\"}"}</tool_call>';
+  const want = { calls: [{ id: "call_0", providerName: "mcp__extra__echo", server: "extra", tool: "echo", arguments: "hi" }], text: '<think>maybe <tool_call>{"name":"mcp__extra__echo","arguments":{"input":"no"}}</tool_call></think>' };
+  assert.deepEqual(parseTextToolCalls(reply, map), want);
+  assert.deepEqual(parseTextToolCalls(reply, map.toJSON()), want);
+  assert.deepEqual(parseTextToolCalls(reply, JSON.stringify(map)), want);
+  assert.deepEqual(parseTextToolCalls(reply).calls[0].arguments, { input: "hi" });
+  const unknown = parseTextToolCalls('<tool_call>{"name":"nope","arguments":{}}</tool_call>', map).calls[0];
+  assert.equal(unknown.error.code, "UNKNOWN_TOOL_NAME");
+  assert.equal(parseTextToolCalls('<tool_call>{"name":"x"', map).calls[0].error.code, "INVALID_JSON");
+  assert.throws(() => parseTextToolCalls({ content: "x" }, map), { code: "INVALID_INPUT" });
+  map.free();
+  assert.throws(() => parseTextToolCalls(reply, map), { code: "INVALID_INPUT" });
+});
+
+test("textToolResults: one <tool_response> block per result, as flattenContent writes it; the prompt says so", () => {
+  const ok = { content: [{ type: "text", text: "x".repeat(50) }] };
+  const err = { content: [{ type: "text", text: "no such file" }], isError: true };
+  assert.equal(textToolResults(ok, { maxChars: 10 }), `<tool_response>\n${flattenContent(ok, { maxChars: 10 })}\n</tool_response>`);
+  assert.equal(textToolResults([ok, err]), `<tool_response>\n${"x".repeat(50)}\n</tool_response>\n<tool_response>\nError: no such file\n</tool_response>`);
+  assert.throws(() => textToolResults([ok], { multimodal: true }), { code: "INVALID_OPTIONS" });
+  assert.throws(() => textToolResults([ok, 7]), (e) => e.code === "INVALID_INPUT" && /^results\[1\]/.test(e.message));
+  assert.match(toolsSystemPrompt(extra.tools), /The result will be sent back to you in a <tool_response><\/tool_response> block\./);
+});
+
