@@ -416,8 +416,13 @@ fn says_nothing_more(schema: &Value, tool_description: &str) -> bool {
 }
 
 /// Renders the prompt. Tool names follow the same rules and collision handling as a
-/// conversion for `rule`.
+/// conversion for `rule`. No tools give `""`, the template's too: a prompt telling a model how to
+/// call tools, with none listed, invites made-up calls (Qwen's and Hermes' chat templates write
+/// their tools section only `{%- if tools %}`).
 pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &NamingOptions, rule: NameRule, opts: &PromptOptions) -> String {
+    if tools.is_empty() {
+        return String::new();
+    }
     let l = opts.locale.unwrap_or(EN);
     let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(tools).map(|(s, t)| (*s, t.name.as_str())).collect();
     let (map, _) = NameMap::build(&pairs, naming, rule);
@@ -813,6 +818,14 @@ Parameters:
             json!({"a":{"type":"object","properties":{"b":{"type":"string"}},"additionalProperties":true}}),
         ] {
             assert!(with(lossy.clone()), "{lossy}");
+        }
+    }
+
+    /// No tools, no prompt (s28 F3): it said how to call tools and listed none.
+    #[test]
+    fn no_tools_give_no_prompt() {
+        for opts in [PromptOptions::default(), PromptOptions { locale: Some(ZH_CN), ..PromptOptions::default() }, list_only()] {
+            assert_eq!(tools_system_prompt(&[], &[], &NamingOptions::default(), NameRule::Strict, &opts), "");
         }
     }
 

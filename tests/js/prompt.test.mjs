@@ -50,3 +50,10 @@ test("toolsSystemPrompt: a parameter typed [object, array] keeps its items' prop
   const json = JSON.parse(out.slice(out.indexOf("Input schema: ") + "Input schema: ".length));
   assert.deepEqual(json.properties.lines.items, item);
 });
+
+test("toolsSystemPrompt: no tools give an empty prompt, whatever the options", () => {
+  for (const options of [undefined, { locale: "zh-CN" }, { template: "Tools: {{tools}}" }, { instructions: "Call." }]) {
+    assert.equal(toolsSystemPrompt([], options), "", JSON.stringify(options));
+  }
+  assert.equal(toolsSystemPrompt({ tools: [] }), "");
+});
