@@ -36,6 +36,30 @@ Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input er
 class UsageError extends Error {}
 /** The input could not be read or is not a tools list: said without the usage text. */
 class InputError extends Error {}
+/** The report could not be written (a full disk, an I/O error): the check's result is lost, which the exit status says. */
+class OutputError extends Error {}
+
+/**
+ * Writes the report and a line break to stdout, whole. console.log would drop a failed write without a word (and exit
+ * 0, "no problem remains", with the report lost). A reader that closed early (`| head`, EPIPE) has what it wanted: the
+ * rest is dropped quietly. A stdout that is a non-blocking pipe that is full (EAGAIN) is waited on.
+ */
+function writeReport(text) {
+  const bytes = Buffer.from(`${text}\n`);
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += fs.writeSync(1, bytes, done, bytes.length - done);
+    } catch (e) {
+      if (e && e.code === "EPIPE") return;
+      if (e && e.code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      throw new OutputError(`cannot write the report: ${e && e.message}`);
+    }
+  }
+}
 
 /**
  * Text from the input (tool and server names, keys quoted in messages) as it is safe to print: a terminal acts on
@@ -248,7 +272,7 @@ function main(argv) {
   const options = { strict: opts.strict || undefined, server: opts.server };
   const report = toolwire.checkTools(toolsOf(doc), opts.provider, options);
   const { text: out, problems } = format(report, opts.changes, opts.provider);
-  console.log(opts.json ? JSON.stringify(report, null, 2) : out);
+  writeReport(opts.json ? JSON.stringify(report, null, 2) : out);
   return problems > 0 ? 1 : 0;
 }
 
@@ -257,7 +281,7 @@ try {
 } catch (e) {
   if (e instanceof UsageError) {
     console.error(`toolwire: ${e.message}\n\n${USAGE}`);
-  } else if (e instanceof InputError) {
+  } else if (e instanceof InputError || e instanceof OutputError) {
     console.error(`toolwire: ${e.message}`);
   } else if (e instanceof toolwire.ToolwireError) {
     console.error(`toolwire: ${e.code}: ${shown(e.message)}`);

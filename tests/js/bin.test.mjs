@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -288,4 +288,24 @@ api.checkTools = (tools, ...rest) => { if (tools.length) throw ${thrown}; return
     assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
   }
   assert.match(run(["--help"]).stdout, /2 on a usage or input error\n\(or an internal error of toolwire, which the message calls one\)/);
+});
+
+test("bin: a report that cannot be written is exit 2 with a line saying so; a reader that closed early is no error", { skip: !existsSync("/dev/full") }, () => {
+  const file = join(corpusDir, "server-github.json");
+  const full = openSync("/dev/full", "w");
+  try {
+    const r = spawnSync(process.execPath, [bin, "check", file, "--provider", "openai", "--json"], { stdio: ["ignore", full, "pipe"], encoding: "utf8" });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /^toolwire: cannot write the report: .*ENOSPC.*\n$/);
+  } finally {
+    closeSync(full);
+  }
+  // `| head -c 1`: the reader is gone (EPIPE); the status is the check's, and nothing is said.
+  const big = join(corpusDir, "rootly-mcp.json"); // a report of 300 KB: past a pipe's buffer
+  const want = run(["check", big, "--provider", "gemini", "--json"]).status;
+  const [err, status] = [join(tmp, "err"), join(tmp, "status")];
+  spawnSync("sh", ["-c", `{ "${process.execPath}" "${bin}" check "${big}" --provider gemini --json 2>"${err}"; echo $? >"${status}"; } | head -c 1 >/dev/null`]);
+  assert.equal(readFileSync(err, "utf8"), "");
+  assert.equal(readFileSync(status, "utf8").trim(), String(want));
+  assert.ok(want === 0 || want === 1);
 });
