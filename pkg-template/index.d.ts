@@ -2014,8 +2014,9 @@ export interface SystemPromptOptions extends NamingOptions {
  * `maxSchemaChars`), as Hermes-style chat templates and LangChain's `render_text_description_and_args` give one, so
  * that what the tree leaves out is still there: an items' `pattern`, a branch's bounds, an `enum` value past 80
  * characters, a keyword the tree does not name (`examples`, `additionalProperties` as a schema...), nesting past four
- * levels, the items' properties of a parameter that has properties of its own (typed `["object", "array"]`). A schema the tree says all of (types, required flags, the constraints below, descriptions) gets no JSON. The tree: one line per parameter, `- name (type, required|optional, constraints)
- * [enum values]: description`, nested objects' (or else array items') properties indented under it (four levels), the type
+ * levels, the items' properties of a parameter that has properties of its own (typed `["object", "array"]`). A schema the tree says all of (types, required flags, the constraints below, descriptions, titles) gets no JSON. The tree: one line per parameter, `- name (type, required|optional, constraints)
+ * [enum values]: description`, a `title` that says more than the name (not pydantic's `Max Results` for `max_results`) before it
+ * (`: title — description`, or `: title`); a root `title` other than the tool's name (or `nameArguments`) keeps the JSON; nested objects' (or else array items') properties indented under it (four levels), the type
  * of `anyOf`/`oneOf` branches joined (`string | null`), `array of string`, and the constraints `const`, `format`,
  * `pattern`, `minimum`, `maximum` (and exclusive), `multipleOf`, `minLength`, `maxLength`, `minItems`, `maxItems`,
  * `uniqueItems`, `minProperties`, `maxProperties`, `default` as `keyword: JSON`. A name of other characters than

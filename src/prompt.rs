@@ -245,27 +245,30 @@ fn push_properties(list: &mut String, object: &Map<String, Value>, l: &Locale, d
     let Some(props) = object.get("properties").and_then(Value::as_object) else { return };
     let required: Vec<&str> = object.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     for (name, schema) in props {
-        for _ in 0..depth {
-            list.push_str("  ");
-        }
+        let mut line = "  ".repeat(depth);
         let flag = if required.contains(&name.as_str()) { l.required } else { l.optional };
-        list.push_str(&format!("- {} ({}, {flag}", name_text(name), type_label(schema, l, 0)));
+        line.push_str(&format!("- {} ({}, {flag}", name_text(name), type_label(schema, l, 0)));
         for key in CONSTRAINTS {
             match schema.get(key) {
                 None | Some(Value::Bool(false)) if key == "uniqueItems" => {}
                 None => {}
-                Some(v) => list.push_str(&format!(", {key}: {}", value_text(v))),
+                Some(v) => line.push_str(&format!(", {key}: {}", value_text(v))),
             }
         }
-        list.push(')');
+        line.push(')');
         if let Some(Value::Array(e)) = schema.get("enum") {
             let vals: Vec<String> = e.iter().map(value_text).collect();
-            list.push_str(&format!(" [{}]", vals.join(", ")));
+            line.push_str(&format!(" [{}]", vals.join(", ")));
         }
-        if let Some(d) = schema.get("description").and_then(Value::as_str).map(one_line).filter(|d| !d.is_empty()) {
-            list.push_str(&format!(": {d}"));
+        let description = schema.get("description").and_then(Value::as_str).map(one_line).filter(|d| !d.is_empty());
+        match (line_title(schema, name), description) {
+            (Some(t), Some(d)) => line.push_str(&format!(": {t} \u{2014} {d}")),
+            (Some(t), None) => line.push_str(&format!(": {t}")),
+            (None, Some(d)) => line.push_str(&format!(": {d}")),
+            (None, None) => {}
         }
-        list.push('\n');
+        line.push('\n');
+        list.push_str(&line);
         if depth < MAX_TREE_DEPTH {
             if let Some(inner) = nested(schema) {
                 push_properties(list, inner, l, depth + 1);
@@ -274,18 +277,41 @@ fn push_properties(list: &mut String, object: &Map<String, Value>, l: &Locale, d
     }
 }
 
+/// Letters and digits of `s`, lowercased: a name as pydantic makes a title of it (`max_results`
+/// is titled `Max Results`) compares equal to that title.
+fn name_key(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// A parameter's `title` as its line writes it: where it says more than the parameter's `name`
+/// (compared as [`name_key`]s, so that pydantic's `Query` for `query` is left out), on one line.
+fn line_title(schema: &Value, name: &str) -> Option<String> {
+    let title = schema.get("title").and_then(Value::as_str)?;
+    let key = name_key(title);
+    (!key.is_empty() && key != name_key(name)).then(|| one_line(title)).filter(|t| !t.is_empty())
+}
+
+/// Whether a root's `title` names only the tool (`search`, or pydantic's and FastMCP's
+/// `searchArguments`), which its `## name` line says: else the schema's JSON says it.
+fn root_title_names_tool(title: &Value, tool: &str) -> bool {
+    let Some(title) = title.as_str() else { return false };
+    let (key, tool) = (name_key(title), name_key(tool));
+    key.is_empty() || ["", "arguments", "args", "input", "params", "parameters", "request"].iter().any(|end| key == format!("{tool}{end}"))
+}
+
 /// Whether the parameter tree says all a root schema says, so that its JSON would only repeat it
 /// (then none is written): an object of properties, each of them [`outlined`], `required` naming
 /// only those (the tree flags them), no other properties allowed. The root's own `description`
 /// is not in the tree (the tool's is): its JSON says it.
-fn outline_is_whole(schema: &Value) -> bool {
+fn outline_is_whole(schema: &Value, tool: &str) -> bool {
     schema.as_object().is_some_and(|o| {
         required_listed(o)
             && o.iter().all(|(k, v)| match k.as_str() {
                 "type" => v == "object",
                 "properties" => v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, 0))),
                 "additionalProperties" => v == &Value::Bool(false),
-                "title" | "required" => true,
+                "title" => root_title_names_tool(v, tool),
+                "required" => true,
                 _ => false,
             })
     })
@@ -307,8 +333,8 @@ fn required_listed(o: &Map<String, Value>) -> bool {
 /// [`type_label`] and [`push_properties`] write it: its type (one name or several, an array's
 /// items of one, or, without a `type`, the `anyOf` or `oneOf` branches of a type or a `const`
 /// alone), the constraints and `enum` values written whole (not cut at 80 characters), its
-/// description, and nested properties the tree lists with their required flags. Its `title` is
-/// left out of the line and of this question: it names what the line names.
+/// description, its `title` (written where it says more than the name, [`line_title`]), and
+/// nested properties the tree lists with their required flags.
 fn outlined(schema: &Value, depth: usize) -> bool {
     let whole = |v: &Value| !value_text(v).ends_with("...");
     let plain = |t: &Value| t.as_str().is_some_and(|t| name_text(t) == t);
@@ -316,8 +342,8 @@ fn outlined(schema: &Value, depth: usize) -> bool {
     required_listed(o)
         && o.iter().all(|(k, v)| match k.as_str() {
             "type" => plain(v) || v.as_array().is_some_and(|ts| !ts.is_empty() && ts.iter().all(plain)),
-            "description" => v.is_string(),
-            "title" | "required" => true,
+            "description" | "title" => v.is_string(),
+            "required" => true,
             "additionalProperties" => v == &Value::Bool(false),
             "enum" => v.as_array().is_some_and(|e| !e.is_empty() && e.iter().all(whole)),
             "properties" => depth < MAX_TREE_DEPTH && v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, depth + 1))),
@@ -403,11 +429,12 @@ fn push_quoted(list: &mut String, text: &str) {
 
 /// Whether the schema says no more than "an object of no parameters" (then no JSON is written).
 /// Its `description` says more unless it is the tool's (`tool_description`, which is listed).
-fn says_nothing_more(schema: &Value, tool_description: &str) -> bool {
+fn says_nothing_more(schema: &Value, tool_description: &str, tool: &str) -> bool {
     schema.as_object().is_some_and(|o| {
         o.iter().all(|(k, v)| match k.as_str() {
             "description" => v.as_str().is_some_and(|d| d.trim() == tool_description || d.trim().is_empty()),
-            "type" | "title" | "$schema" | "required" => true,
+            "title" => root_title_names_tool(v, tool),
+            "type" | "$schema" | "required" => true,
             "properties" => v.as_object().is_some_and(Map::is_empty),
             "additionalProperties" => v == &Value::Bool(false),
             _ => false,
@@ -455,7 +482,8 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
             }
             _ => list.push_str(&format!("{}\n", l.no_parameters)),
         }
-        if opts.max_schema_chars > 0 && !says_nothing_more(&schema, d) && !outline_is_whole(&schema) {
+        let whole = outline_is_whole(&schema, &tool.name);
+        if opts.max_schema_chars > 0 && !says_nothing_more(&schema, d, &tool.name) && !whole {
             let json = crate::text::escape_hidden(crate::text::to_string(&schema));
             let len = utf16_len(&json);
             match len <= opts.max_schema_chars {
@@ -827,6 +855,30 @@ Parameters:
         for opts in [PromptOptions::default(), PromptOptions { locale: Some(ZH_CN), ..PromptOptions::default() }, list_only()] {
             assert_eq!(tools_system_prompt(&[], &[], &NamingOptions::default(), NameRule::Strict, &opts), "");
         }
+    }
+
+    /// A title that says more than its parameter's name is written on its line (s28 F5): it was in
+    /// the prompt nowhere, the tree counted as whole. Pydantic's titles of names are left out; a
+    /// root's title that says more than the tool's name keeps the JSON.
+    #[test]
+    fn titles_that_say_more_than_the_name_are_written() {
+        let props = |p: Value| render(json!({"name":"t","inputSchema":{"type":"object","properties":p,"additionalProperties":false}}), &list_only());
+        let cap = "How many results to return (the API caps it at 50)";
+        assert_eq!(props(json!({"n":{"type":"integer","title":cap}})), format!("## t\nParameters:\n- n (integer, optional): {cap}"));
+        assert_eq!(
+            props(json!({"n":{"type":"integer","title":"Limit","description":"At most 50"}})),
+            "## t\nParameters:\n- n (integer, optional): Limit \u{2014} At most 50"
+        );
+        assert_eq!(
+            props(json!({"o":{"type":"object","title":"Postal address","properties":{"zip":{"type":"string","title":"Zip"}}}})),
+            "## t\nParameters:\n- o (object, optional): Postal address\n  - zip (string, optional)"
+        );
+        assert_eq!(props(json!({"max_results":{"type":"integer","title":"Max Results"}})), "## t\nParameters:\n- max_results (integer, optional)");
+        // A title that is no string is in the JSON.
+        assert!(props(json!({"n":{"type":"integer","title":7}})).contains("Input schema: "));
+        let root = |title: &str| render(json!({"name":"search_docs","inputSchema":{"type":"object","title":title,"properties":{"q":{"type":"string"}}}}), &list_only());
+        assert_eq!(root("search_docsArguments"), "## search_docs\nParameters:\n- q (string, optional)");
+        assert!(root("Only one query per call").ends_with("Input schema: {\"type\":\"object\",\"title\":\"Only one query per call\",\"properties\":{\"q\":{\"type\":\"string\"}}}"), "{}", root("x"));
     }
 
     #[test]
