@@ -1996,7 +1996,9 @@ export interface SystemPromptOptions extends NamingOptions {
    * The longest input schema written into the prompt as JSON, in UTF-16 code units of its compact JSON (default
    * 4,000): a longer one is named with its length instead (`Input schema: not shown (12345 characters; the parameters
    * above are its outline)`). `0` writes none; `Infinity` any length. `NaN`, a negative or fractional number is
-   * `INVALID_OPTIONS`.
+   * `INVALID_OPTIONS`. The parameter tree has a bound of its own: its nested lines (under the root's parameters, which
+   * are all listed) stop past 8,000 characters a tool, and a line says how many more were left out (`(34 more nested
+   * parameters, and what they hold, not listed: ...)`), the JSON, within this bound, having them.
    */
   maxSchemaChars?: number | undefined;
   /** Whose name rule the listed names follow (default: OpenAI's, Anthropic's and Bedrock's, `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once). */
@@ -2016,7 +2018,8 @@ export interface SystemPromptOptions extends NamingOptions {
  * characters, a keyword the tree does not name (`examples`, `additionalProperties` as a schema...), nesting past four
  * levels, the items' properties of a parameter that has properties of its own (typed `["object", "array"]`). A schema the tree says all of (types, required flags, the constraints below, descriptions, titles) gets no JSON. The tree: one line per parameter, `- name (type, required|optional, constraints)
  * [enum values]: description`, a `title` that says more than the name (not pydantic's `Max Results` for `max_results`) before it
- * (`: title — description`, or `: title`); a root `title` other than the tool's name (or `nameArguments`) keeps the JSON; nested objects' (or else array items') properties indented under it (four levels), the type
+ * (`: title — description`, or `: title`); a root `title` other than the tool's name (or `nameArguments`) keeps the JSON; nested objects' (or else array items') properties indented under it (four levels, and 8,000
+ * characters of nested lines a tool: `$ref`s are inlined wherever they are used; past that a line says how many were left out), the type
  * of `anyOf`/`oneOf` branches joined (`string | null`), `array of string`, and the constraints `const`, `format`,
  * `pattern`, `minimum`, `maximum` (and exclusive), `multipleOf`, `minLength`, `maxLength`, `minItems`, `maxItems`,
  * `uniqueItems`, `minProperties`, `maxProperties`, `default` as `keyword: JSON`. A name of other characters than

@@ -34,6 +34,8 @@ pub struct Locale {
     schema: &'static str,
     /// `{n}`: the schema's length.
     schema_left_out: &'static str,
+    /// `{n}`: how many nested parameters' lines [`MAX_NESTED_CHARS`] left out.
+    tree_cut: &'static str,
 }
 
 /// English.
@@ -48,6 +50,7 @@ pub const EN: Locale = Locale {
     array_of: "array of",
     schema: "Input schema",
     schema_left_out: "not shown ({n} characters; the parameters above are its outline)",
+    tree_cut: "({n} more nested parameters, and what they hold, not listed: past the list's length for one tool)",
 };
 
 /// Simplified Chinese.
@@ -62,6 +65,7 @@ pub const ZH_CN: Locale = Locale {
     array_of: "数组，元素为",
     schema: "输入 Schema",
     schema_left_out: "未列出（{n} 个字符；以上参数为其概要）",
+    tree_cut: "（另有 {n} 个嵌套参数及其内容未列出：超出单个工具的列表长度）",
 };
 
 impl Locale {
@@ -83,6 +87,20 @@ pub const DEFAULT_MAX_SCHEMA_CHARS: usize = 4000;
 /// How deep the parameter tree goes (the root's properties are level 0); deeper levels are in the
 /// JSON schema.
 const MAX_TREE_DEPTH: usize = 4;
+
+/// The most characters (UTF-16 code units) of nested parameters' lines (below the root's
+/// properties) one tool's tree writes: the tree inlines every `$ref`, and a schema of many
+/// references to large definitions (Microsoft Graph's) would list each of them again wherever it
+/// is referenced, 200,000 characters for one tool. The root's parameters are always listed; the
+/// nested lines past this are counted in a line of their own, and the schema's JSON (within
+/// `max_schema_chars`) says them.
+pub const MAX_NESTED_CHARS: usize = 8000;
+
+/// What is left of [`MAX_NESTED_CHARS`] for a tool's tree, and how many nested lines it left out.
+struct NestedBudget {
+    left: usize,
+    cut: usize,
+}
 
 /// Prompt options.
 #[derive(Debug, Clone)]
@@ -241,10 +259,16 @@ fn has_properties(schema: &Value) -> bool {
 }
 
 /// The lines of the properties of `object` at `depth`, each nested object's under it.
-fn push_properties(list: &mut String, object: &Map<String, Value>, l: &Locale, depth: usize) {
+/// A nested line (`depth` > 0) is written within `budget`; once one does not fit, no more are,
+/// and each left out (a property with the lines under it) is counted in `budget.cut`.
+fn push_properties(list: &mut String, object: &Map<String, Value>, l: &Locale, depth: usize, budget: &mut NestedBudget) {
     let Some(props) = object.get("properties").and_then(Value::as_object) else { return };
     let required: Vec<&str> = object.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     for (name, schema) in props {
+        if depth > 0 && budget.left == 0 {
+            budget.cut += 1;
+            continue;
+        }
         let mut line = "  ".repeat(depth);
         let flag = if required.contains(&name.as_str()) { l.required } else { l.optional };
         line.push_str(&format!("- {} ({}, {flag}", name_text(name), type_label(schema, l, 0)));
@@ -268,10 +292,19 @@ fn push_properties(list: &mut String, object: &Map<String, Value>, l: &Locale, d
             (None, None) => {}
         }
         line.push('\n');
+        if depth > 0 {
+            let len = utf16_len(&line);
+            if len > budget.left {
+                budget.left = 0;
+                budget.cut += 1;
+                continue;
+            }
+            budget.left -= len;
+        }
         list.push_str(&line);
         if depth < MAX_TREE_DEPTH {
             if let Some(inner) = nested(schema) {
-                push_properties(list, inner, l, depth + 1);
+                push_properties(list, inner, l, depth + 1, budget);
             }
         }
     }
@@ -475,14 +508,18 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
             o.remove("$schema");
         }
         let props = schema.get("properties").and_then(Value::as_object).filter(|p| !p.is_empty());
+        let mut budget = NestedBudget { left: MAX_NESTED_CHARS, cut: 0 };
         match (props, schema.as_object()) {
             (Some(_), Some(root)) => {
                 list.push_str(&format!("{}:\n", l.parameters));
-                push_properties(&mut list, root, &l, 0);
+                push_properties(&mut list, root, &l, 0, &mut budget);
+                if budget.cut > 0 {
+                    list.push_str(&format!("{}\n", l.tree_cut.replace("{n}", &budget.cut.to_string())));
+                }
             }
             _ => list.push_str(&format!("{}\n", l.no_parameters)),
         }
-        let whole = outline_is_whole(&schema, &tool.name);
+        let whole = budget.cut == 0 && outline_is_whole(&schema, &tool.name);
         if opts.max_schema_chars > 0 && !says_nothing_more(&schema, d, &tool.name) && !whole {
             let json = crate::text::escape_hidden(crate::text::to_string(&schema));
             let len = utf16_len(&json);
@@ -879,6 +916,27 @@ Parameters:
         let root = |title: &str| render(json!({"name":"search_docs","inputSchema":{"type":"object","title":title,"properties":{"q":{"type":"string"}}}}), &list_only());
         assert_eq!(root("search_docsArguments"), "## search_docs\nParameters:\n- q (string, optional)");
         assert!(root("Only one query per call").ends_with("Input schema: {\"type\":\"object\",\"title\":\"Only one query per call\",\"properties\":{\"q\":{\"type\":\"string\"}}}"), "{}", root("x"));
+    }
+
+    /// The tree's nested lines are bounded (s28 F2): a `$ref` target inlined wherever it is
+    /// referenced made 200,000 characters of one tool with `maxSchemaChars: 0`. The root's
+    /// parameters are all listed, the cut is said, and the JSON (within its bound) has the rest.
+    #[test]
+    fn nested_lines_are_bounded() {
+        let fields: Map<String, Value> = (0..40).map(|i| (format!("field{i}"), json!({"type":"string","description":"The unique identifier of an entity of this kind"}))).collect();
+        let props: Map<String, Value> = (0..60).map(|i| (format!("p{i}"), json!({"$ref":"#/$defs/Big"}))).collect();
+        let v = json!({"name":"t","inputSchema":{"type":"object","properties":props,"$defs":{"Big":{"type":"object","properties":fields}}}});
+        let p = render(v.clone(), &PromptOptions { max_schema_chars: 0, ..list_only() });
+        let nested: usize = p.lines().filter(|l| l.starts_with("  ")).map(|l| utf16_len(l) + 1).sum();
+        assert!(nested <= MAX_NESTED_CHARS && nested > MAX_NESTED_CHARS - 200, "{nested}");
+        assert_eq!(p.lines().filter(|l| l.starts_with("- p")).count(), 60, "every root parameter is listed");
+        let cut = p.lines().last().unwrap();
+        assert!(cut.starts_with('(') && cut.ends_with("more nested parameters, and what they hold, not listed: past the list's length for one tool)"), "{cut}");
+        assert!(p.len() < MAX_NESTED_CHARS + 60 * 40, "{}", p.len());
+        // The JSON is written for the rest, where it fits.
+        assert!(render(v, &PromptOptions { max_schema_chars: usize::MAX, ..list_only() }).contains("\nInput schema: {"));
+        // A tree within the bound is whole: no line says a cut.
+        assert!(!render(json!({"name":"t","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/Big"}},"$defs":{"Big":{"type":"object","properties":fields}}}}), &list_only()).contains("not listed"));
     }
 
     #[test]
