@@ -2319,10 +2319,13 @@ export interface McpClientOptions {
    * most documents (types, enums, properties, required, additionalProperties, items, bounds, combinators,
    * conditionals, local `$ref`s; OpenAPI 3.0's `nullable: true` beside a `type` allows `null`, as the MCP SDK's
    * client, Ajv, has it); `pattern` and `format` are not, and a document too large or deep to check within
-   * the checker's bounds is accepted. Not while the listing may be out of date ({@link McpClient.toolsStale}): the
-   * server has announced a changed tool list not listed since, the session is a new one, or (2026-07-28) the
-   * listing's `ttlMs` has passed (with `0`, the SDKs' default, at once: such a server's results are checked only
-   * when it gives its listing a longer `ttlMs`).
+   * the checker's bounds is accepted. Not while the server has announced a changed tool list not listed since,
+   * or the session is a new one since the listing. A 2026-07-28 listing past its `ttlMs` ({@link McpClient.toolsStale};
+   * with `0`, the SDKs' default, at once) is checked all the same, but may be older than the tool: a result it
+   * refuses is checked again against the tools listed once more (within the call's `timeoutMs` and `signal`),
+   * refused if that schema refuses it too, accepted if the tool is gone or has no `outputSchema` now, and refused
+   * with the first check's error (its message saying the listing failed) if that listing fails. Later calls are
+   * checked against the new listing; `toolsStale` stays `true` (the app's tools are still the old ones).
    */
   validateStructuredContent?: boolean | undefined;
   /**
@@ -2994,7 +2997,8 @@ export class McpClient {
    * server's freshness hint: the least of its pages', from when the listing started; `0`, the SDKs' default, and
    * a missing or malformed one are stale at once; a call the server refused for its headers, -32020, after which
    * the client listed the tools again, makes it stale too). A 2025 server's listing goes stale only by an announced
-   * change or a new session. `listTools()` itself always asks the server.
+   * change or a new session. `listTools()` itself always asks the server; the listing `callTool` makes for itself
+   * (a result an expired listing's `outputSchema` refused: see `validateStructuredContent`) leaves this `true`.
    */
   readonly toolsStale: boolean;
   /**

@@ -3262,7 +3262,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if result.get("task").is_some() && result.get("content").is_none() {
                 return Ok(result);
             }
-            return self.checked_result(tool.as_deref().unwrap_or_default(), result);
+            return self.checked_result(tool.as_deref().unwrap_or_default(), result, opts).await;
         }
         match request_result_problem(method, &result) {
             Some((ty, problem)) => Err(Error::new(ErrorCode::Protocol, format!("{method}: the result is no {ty}: {problem}")).with_detail("result", result)),
@@ -3632,7 +3632,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         params.put("arguments", if arguments.is_null() { Value::Object(Map::new()) } else { arguments });
         if self.is_modern() || !self.task_tools.borrow().contains(name) || !self.runs_tool_tasks() {
             let result = self.request("tools/call", Value::Object(params), opts).await?;
-            return self.checked_result(name, result);
+            return self.checked_result(name, result, opts).await;
         }
         params.put("task", Value::Object(Map::new()));
         // The call's `_meta` goes with the call, not with the requests that follow the task.
@@ -3663,12 +3663,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let task_id = task.get("taskId").cloned();
                 let result = self.run_task(name, (&call, &handler_time), task, (deadline, pushed), total, opts).await?;
                 // The task exists: its result's errors carry its id as the others do.
-                self.checked_result(name, result).map_err(|e| match task_id {
+                self.checked_result(name, result, opts).await.map_err(|e| match task_id {
                     Some(id) => e.with_detail("taskId", id),
                     None => e,
                 })
             }
-            _ => self.checked_result(name, result),
+            _ => self.checked_result(name, result, opts).await,
         }
     }
 
@@ -3685,12 +3685,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// check). An error result (`isError`) is not checked, nor any while the tools may have
     /// changed since they were listed ([`Client::tools_changed`]).
     ///
+    /// A 2026-07-28 listing past its `ttlMs` ([`Client::tools_expired`]) is checked all the same:
+    /// the SDKs' default `ttlMs` is `0`, so skipping it would check no such server's results. Its
+    /// schema may be out of date (the tool redeployed), so a result it refuses is checked again
+    /// against a fresh listing, made once within the call's `opts` (timeout, cancellation): refused
+    /// if that schema refuses it too, accepted if the tool is gone or has no `outputSchema` now,
+    /// and refused with the first check's error if the listing fails. The fresh listing's tools
+    /// become the client's, as a call refused for its headers has them (later calls are checked
+    /// against them); the app's listing stays stale.
+    ///
     /// First of all, a result must be a `CallToolResult` at all ([`call_result_problem`]): what is
     /// not is `PROTOCOL`, with the `result` as it came, never handed on as if it were one (a hub
     /// would give the model an empty text that is no error). One without `content` has `content:
     /// []` (the SDK's `CallToolResultSchema` defaults it so), an `isError` that is not a boolean
     /// is made one ([`crate::model::is_error_value`]), its other fields as they came.
-    fn checked_result(&self, name: &str, mut result: Value) -> Result<Value> {
+    async fn checked_result(&self, name: &str, mut result: Value, opts: &mut CallOptions) -> Result<Value> {
         if let Some(problem) = call_result_problem(&result) {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result is not a CallToolResult: {problem}"))
                 .with_tool(name)
@@ -3705,27 +3714,57 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 *v = Value::Bool(crate::model::is_error_value(v));
             }
         }
-        // A listing that may be out of date may hold a schema the tool no longer has: one after an
-        // announced change or a new session, or (2026-07-28, no session to renew) past its `ttlMs`.
-        let stale = self.tools_changed() || self.tools_expired();
-        if !self.opts.validate_structured_content || stale || result.get("isError").is_some_and(crate::model::is_error_value) {
+        // A listing after an announced change or a new session may hold a schema the tool no
+        // longer has.
+        if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError").is_some_and(crate::model::is_error_value) {
             return Ok(result);
         }
-        let violations = match (self.output_schemas.borrow().get(name), result.get("structuredContent")) {
-            (None, _) => return Ok(result),
-            (Some(_), None) => vec![crate::schema::validate::Violation { path: String::new(), message: "no structuredContent".owned() }],
-            (Some(schema), Some(content)) => crate::schema::validate::validate(schema, content),
-        };
+        let violations = output_violations(self.output_schemas.borrow().get(name), &result);
         if violations.is_empty() {
             return Ok(result);
         }
+        if !self.tools_expired() {
+            return Err(Self::output_error(name, violations, result));
+        }
+        // Past its `ttlMs`, the listing may be older than the tool: listed again, once.
+        let mut relist = CallOptions { timeout_ms: opts.timeout_ms, cancel: opts.cancel.take(), ..CallOptions::default() };
+        let listed = {
+            let listing: Pin<Box<dyn Future<Output = Result<Vec<Value>>> + '_>> = Box::pin(self.list_all("tools/list", Value::Null, &mut relist));
+            listing.await
+        };
+        opts.cancel = relist.cancel.take();
+        match listed {
+            Ok(tools) => {
+                // The last of its entries with the name, as the client keeps them.
+                let schema = tools
+                    .iter()
+                    .rev()
+                    .filter(|t| t.get("name").and_then(Value::as_str) == Some(name))
+                    .find_map(|t| t.get("outputSchema").filter(|s| s.is_object()));
+                let violations = output_violations(schema, &result);
+                if violations.is_empty() {
+                    Ok(result)
+                } else {
+                    Err(Self::output_error(name, violations, result))
+                }
+            }
+            Err(l) => {
+                let mut e = Self::output_error(name, violations, result);
+                e.message = format!("{}; the tools' listing was past its ttlMs, and listing them again to check against a fresh one failed: {}", e.message, l.message);
+                Err(e)
+            }
+        }
+    }
+
+    /// `PROTOCOL`: a result that the tool's `outputSchema` refuses ([`Client::checked_result`]).
+    fn output_error(name: &str, violations: Vec<crate::schema::validate::Violation>, result: Value) -> Error {
         let first = violations.first().map_or_else(String::new, |v| if v.path.is_empty() { v.message.clone() } else { format!("{}: {}", v.path, v.message) });
         let more = if violations.len() > 1 { format!(" (and {} more)", violations.len() - 1) } else { String::new() };
         let listed: Vec<Value> = violations.into_iter().map(|v| object([("path", v.path.into()), ("message", v.message.into())])).collect();
-        Err(Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result does not match the tool's outputSchema: {first}{more}"))
+        Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result does not match the tool's outputSchema: {first}{more}"))
             .with_tool(name)
             .with_detail("violations", Value::Array(listed))
-            .with_detail("result", result))
+            .with_detail("result", result)
     }
 
     /// Whether the server runs `tools/call` as a task (`capabilities.tasks.requests.tools.call`)
@@ -4504,6 +4543,16 @@ fn task_problem(task: &Value) -> Option<String> {
 
 /// A MCP `Task`'s `status` values (2025-11-25).
 const TASK_STATUSES: [&str; 5] = ["working", "input_required", "completed", "failed", "cancelled"];
+
+/// Where a result's `structuredContent` breaks a tool's `outputSchema` (none without a schema; a
+/// result without `structuredContent` breaks any).
+fn output_violations(schema: Option<&Value>, result: &Value) -> Vec<crate::schema::validate::Violation> {
+    match (schema, result.get("structuredContent")) {
+        (None, _) => Vec::new(),
+        (Some(_), None) => vec![crate::schema::validate::Violation { path: String::new(), message: "no structuredContent".owned() }],
+        (Some(schema), Some(content)) => crate::schema::validate::validate(schema, content),
+    }
+}
 
 /// What keeps a `tools/call` result from being a `CallToolResult`, as every revision has one: an
 /// object whose `content`, when it has one, is an array (of content blocks). The rest is left to

@@ -1,6 +1,7 @@
 // McpClient (the built package, ../../pkg) against small servers in this process, for what the MCP revisions
 // leave to the client: a server of 2024-11-05 on Streamable HTTP (behind a gateway), an outputSchema in the
-// OpenAPI 3.0 style (`nullable`), a task's `pollInterval` written as a double, a 2026-07-28 listing past its `ttlMs`.
+// OpenAPI 3.0 style (`nullable`), a task's `pollInterval` written as a double, a 2026-07-28 listing past its `ttlMs` (a result
+// it refuses checked against a fresh one).
 // Run: make pkg && node --test tests/mcp/revisions.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -128,28 +129,47 @@ test("a task's pollInterval written as a double (300.0, 3e2) is kept, not replac
   }
 });
 
-test("2026-07-28: a result is not checked against a listing past its ttlMs (toolsStale), as after a change", async () => {
+test("2026-07-28: a result is checked against a listing past its ttlMs (0, the SDKs' default), then once against a fresh one", async () => {
   let version = 1;
   let ttlMs = 0;
-  const { url, close } = await startServer((m) => {
+  let wrong = false;
+  const { url, seen, close } = await startServer((m) => {
     const done = (r) => ({ ...r, resultType: "complete" });
+    const field = version === 1 ? "celsius" : "kelvin";
     if (m.method === "server/discover") return done({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, serverInfo: { name: "m", version: "1" } });
-    if (m.method === "tools/list") return done({ tools: [{ name: "w", inputSchema: { type: "object" }, outputSchema: { type: "object", required: [version === 1 ? "celsius" : "kelvin"] } }], ttlMs });
-    return done({ content: [], structuredContent: version === 1 ? { celsius: 20 } : { kelvin: 293 } });
+    if (m.method === "tools/list") return done({ tools: [{ name: "w", inputSchema: { type: "object" }, outputSchema: { type: "object", required: [field] } }], ttlMs });
+    return done({ content: [], structuredContent: { [wrong ? "fahrenheit" : field]: 1 } });
   });
+  const lists = () => seen.filter((s) => s.method === "tools/list").length;
   const client = new McpClient(url, { era: "modern", timeoutMs: 5000 });
   await client.connect();
   await client.listTools();
   assert.equal(client.toolsStale, true, "ttlMs 0: stale at once");
-  version = 2; // redeployed: the tool's outputSchema changed, and the client was told nothing
-  assert.deepEqual((await client.callTool("w", {})).structuredContent, { kelvin: 293 });
-  // A listing still fresh is checked.
+  // A right result is taken as it is, with no listing.
+  assert.deepEqual((await client.callTool("w", {})).structuredContent, { celsius: 1 });
+  assert.equal(lists(), 1);
+  // A wrong one is refused: the fresh listing's schema refuses it too.
+  wrong = true;
+  let e = await rejectsWith(client.callTool("w", {}), "PROTOCOL");
+  assert.match(e.message, /"celsius" is missing/);
+  assert.equal(lists(), 2, "listed again once");
+  // Redeployed: the tool's outputSchema changed, and the client was told nothing. Its result passes after one listing.
+  wrong = false;
+  version = 2;
+  assert.deepEqual((await client.callTool("w", {})).structuredContent, { kelvin: 1 });
+  assert.equal(lists(), 3, "listed again once");
+  assert.equal(client.toolsStale, true, "the app's listing is still the old one");
+  // The fresh listing is the client's: the next call is checked against it, with no listing.
+  assert.deepEqual((await client.callTool("w", {})).structuredContent, { kelvin: 1 });
+  assert.equal(lists(), 3);
+  // A listing still fresh is checked, and not listed again.
   ttlMs = 60_000;
   await client.listTools();
   assert.equal(client.toolsStale, false);
   version = 1;
-  const e = await rejectsWith(client.callTool("w", {}), "PROTOCOL");
+  e = await rejectsWith(client.callTool("w", {}), "PROTOCOL");
   assert.match(e.message, /"kelvin" is missing/);
+  assert.equal(lists(), 4);
   await client.close();
   close();
 });

@@ -6033,6 +6033,69 @@ fn a_relisting_after_a_call_refused_for_its_headers_makes_the_tools_stale() {
     assert!(h.client.tools_expired(), "the listing the app holds is not the server's");
 }
 
+/// A 2026-07-28 listing past its `ttlMs` (`0`, the SDKs' default) is checked all the same; a result
+/// its schema refuses is checked again against one fresh listing, which the client keeps.
+#[test]
+fn a_result_refused_by_an_expired_listing_is_checked_against_a_fresh_one() {
+    let tools = |required: &str, ttl: u64| {
+        Reply::Echo(json!({"tools": [{"name": "w", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": [required]}}], "ttlMs": ttl}))
+    };
+    let result = |field: &str| Reply::Echo(json!({"content": [], "structuredContent": {field: 1}}));
+    let h = harness_with(
+        vec![
+            discover_reply(),
+            tools("celsius", 0),
+            // Redeployed: the result and the schema are kelvin's now.
+            result("kelvin"),
+            tools("kelvin", 0),
+            result("kelvin"),
+            // Wrong for the fresh listing too.
+            result("celsius"),
+            tools("kelvin", 0),
+            // The listing fails: the first check's error.
+            result("celsius"),
+            rpc_status(500, -32603, Value::Null),
+            // The tool has no outputSchema now.
+            result("celsius"),
+            Reply::Echo(json!({"tools": [{"name": "w", "inputSchema": {"type": "object"}}], "ttlMs": 0})),
+            result("anything"),
+            // A listing within its ttlMs is not listed again.
+            tools("kelvin", 600_000),
+            result("celsius"),
+        ],
+        modern(),
+        10_000,
+    );
+    let call = || block_on(h.client.call_tool("w", json!({}), &mut CallOptions::default()));
+    let requests = || h.log.borrow().requests.len();
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    assert!(h.client.tools_expired());
+    assert_eq!(call().unwrap()["structuredContent"], json!({"kelvin": 1}));
+    assert_eq!(requests(), 4, "listed again once");
+    assert_eq!(body(&h.log.borrow().requests[3])["method"], "tools/list");
+    assert!(h.client.tools_expired(), "the app's listing is still the old one");
+    assert_eq!(call().unwrap()["structuredContent"], json!({"kelvin": 1}), "checked against the fresh listing kept");
+    assert_eq!(requests(), 5, "not listed again");
+    let e = call().unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("\"kelvin\" is missing"), "{}", e.message);
+    assert_eq!(requests(), 7);
+    let e = call().unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("\"kelvin\" is missing") && e.message.contains("past its ttlMs, and listing them again"), "{}", e.message);
+    assert_eq!(e.details.as_ref().unwrap()["result"]["structuredContent"], json!({"celsius": 1}));
+    assert_eq!(requests(), 9);
+    assert_eq!(call().unwrap()["structuredContent"], json!({"celsius": 1}), "no outputSchema now: not checked");
+    assert_eq!(call().unwrap()["structuredContent"], json!({"anything": 1}), "nor after");
+    assert_eq!(requests(), 12);
+    block_on(h.client.list_tools()).unwrap();
+    assert!(!h.client.tools_expired());
+    let e = call().unwrap_err();
+    assert!(e.message.contains("\"kelvin\" is missing"), "{}", e.message);
+    assert_eq!(requests(), 14, "a fresh listing is not listed again");
+}
+
 /// Polls until `done` holds, or gives up after many polls (the assertions after say what is missing).
 async fn until(done: impl Fn() -> bool) {
     for _ in 0..10_000 {
