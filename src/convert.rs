@@ -1730,7 +1730,7 @@ mod tests {
     /// else `parametersJsonSchema`).
     fn schema_in(provider: Provider, t: &Value) -> &Value {
         match provider {
-            Provider::OpenAi => &t["function"]["parameters"],
+            Provider::OpenAi | Provider::Ollama => &t["function"]["parameters"],
             Provider::OpenAiResponses => &t["parameters"],
             Provider::Anthropic => &t["input_schema"],
             Provider::Bedrock => &t["toolSpec"]["inputSchema"]["json"],
@@ -1870,6 +1870,55 @@ mod tests {
             let rules: Vec<&str> = out.report.tools[0].changes.iter().map(|c| c.rule).collect();
             assert_eq!(rules.iter().filter(|r| **r == "schema/bad-keyword-value").count(), 10, "{label}: {rules:?}");
             assert_eq!(rules.iter().filter(|r| **r == "schema/duplicate-names").count(), 2, "{label}: {rules:?}");
+            assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
+        }
+    }
+
+    /// A `properties` that is no object (which the meta-schema refuses on any node, and which
+    /// Ollama fails the whole request on) is removed and reported on a node of another type
+    /// than object too, for every provider, through both APIs; on an object node it is replaced
+    /// by `{}` (Gemini's `parameters`: removed); a `properties` object on a string node stays
+    /// where the dialect keeps it.
+    #[test]
+    fn properties_of_the_wrong_kind_go_on_every_node() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "a": {"type": "string", "properties": ["x"]},
+            "s": {"type": "string", "properties": "x"},
+            "n": {"type": ["integer", "null"], "properties": 7},
+            "l": {"type": "array", "items": {"type": "boolean", "properties": true}},
+            "o": {"type": "object", "properties": ["x"]},
+            "u": {"properties": 7},
+            "kept": {"type": "string", "properties": {"k": {"type": "string"}}}}}}]);
+        let mut parameters = ConvertOptions::default();
+        parameters.schema.gemini_mode = crate::providers::GeminiMode::Parameters;
+        let mut dialects = json_schema_dialects();
+        dialects.extend([(Provider::Ollama, ConvertOptions::default()), (Provider::Gemini, parameters.clone()), (Provider::Vertex, parameters)]);
+        for (provider, opts) in &dialects {
+            let (provider, opts) = (*provider, opts);
+            let out = convert(input.clone(), provider, opts).unwrap();
+            let schema = schema_in(provider, &out.tools[0]);
+            let label = format!("{provider:?} strict={}: {schema}", opts.schema.strict);
+            let gemini = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.schema.gemini_mode == crate::providers::GeminiMode::Parameters;
+            for p in ["a", "s", "n", "o", "u"] {
+                let left = schema["properties"][p].get("properties");
+                assert!(left.is_none_or(|v| *v == serde_json::json!({})), "{p}: {label}");
+            }
+            assert!(schema["properties"]["l"]["items"].get("properties").is_none(), "{label}");
+            let changes = &out.report.tools[0].changes;
+            let at = |path: &str| changes.iter().filter(|d| d.path == path).map(|d| d.rule).collect::<Vec<_>>();
+            // Gemini's `parameters` removes `properties` from a node of another type than
+            // object, the kind of its value aside.
+            let other_type = if gemini { "gemini/not-object" } else { "schema/bad-properties" };
+            for path in ["/properties/a", "/properties/s", "/properties/n", "/properties/l/items"] {
+                let (path, rules) = if gemini { (path.to_owned(), at(path)) } else { (format!("{path}/properties"), at(&format!("{path}/properties"))) };
+                assert!(rules.contains(&other_type), "{path}: {rules:?} {label}");
+            }
+            for path in ["/properties/o/properties", "/properties/u/properties"] {
+                assert!(at(path).contains(&"schema/bad-properties"), "{path}: {changes:?} {label}");
+            }
+            if !gemini && !opts.schema.strict {
+                assert_eq!(schema["properties"]["kept"]["properties"], serde_json::json!({"k": {"type": "string"}}), "{label}");
+            }
             assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
         }
     }

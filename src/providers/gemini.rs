@@ -672,6 +672,17 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
             cx.problem("gemini/open-map", "an open map (unevaluatedProperties, no declared property) cannot be said in Gemini's `parameters`: the model can give it no key (parametersJsonSchema keeps it)");
         }
     }
+    // A `properties` that is no object declares nothing: removed, reported as for every other
+    // provider (on a node of another type it goes as `gemini/not-object`).
+    if let Some(p) = o.find("properties").filter(|p| ty == "object" && !p.is_object()) {
+        let message = format!("`properties` was {}, not an object; removed", crate::model::json_type(p));
+        o.take("properties");
+        cx.at("properties", |cx| {
+            cx.change("schema/bad-properties", message);
+            Ok(())
+        })
+        .ok();
+    }
     // A required property the object does not declare but takes: declared (any value), or the
     // model, which gives declared properties only, could never give it.
     if ty == "object" && o.has("required") {

@@ -252,7 +252,7 @@ fn fix_subschema_slots(obj: &mut JsonObject, cx: &mut Cx) -> Result<()> {
         if !shape_ok {
             let was = crate::model::json_type(value);
             if key == "properties" {
-                continue; // fix_properties_and_required replaces it on object nodes
+                continue; // replaced by `{}` on object nodes (fix_properties_and_required), else removed (fix_node)
             }
             obj.remove(&key);
             cx.at(&key, |cx| {
@@ -387,8 +387,9 @@ fn split_dependencies(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()>
 
 /// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:
 /// property values that are not schemas become `{}` (reported); object nodes get `properties`
-/// and a `required` that names only existing properties, and on other nodes a `required` that
-/// is no list of names (draft 3's `required: true` where no object reads it) goes (reported);
+/// and a `required` that names only existing properties, and on other nodes a `properties`
+/// that is no object or a `required` that is no list of names (draft 3's `required: true`
+/// where no object reads it) goes (reported);
 /// array nodes without `items` get
 /// `items: {}` (any value), or what their `unevaluatedItems` says: `add_items`.
 pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
@@ -414,15 +415,28 @@ fn fix_node(node: &mut Value, document: Option<&Value>, cx: &mut Cx) -> Result<(
     fix_subschema_slots(obj, cx)?;
     if is_object_node(obj) {
         fix_properties_and_required(obj, cx);
-    } else if let Some(r) = obj.find("required").filter(|r| !r.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
-        // Draft 3's `required: true` where no parent reads it (not a property's schema), or no
-        // list of names at all.
-        let message = format!("`required` was {}, not a list of names; removed", short_json(r));
-        obj.take("required");
-        cx.at("required", |cx| {
-            cx.change("schema/bad-keyword-value", message);
-            Ok(())
-        })?;
+    } else {
+        // A `properties` that is no object is refused by the meta-schema whatever the node's
+        // type, and Ollama fails the whole request on it: removed here, where an object node has
+        // it replaced by `{}`.
+        if let Some(p) = obj.find("properties").filter(|p| !p.is_object()) {
+            let message = format!("`properties` was {}, not an object; removed", crate::model::json_type(p));
+            obj.take("properties");
+            cx.at("properties", |cx| {
+                cx.change("schema/bad-properties", message);
+                Ok(())
+            })?;
+        }
+        if let Some(r) = obj.find("required").filter(|r| !r.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
+            // Draft 3's `required: true` where no parent reads it (not a property's schema), or
+            // no list of names at all.
+            let message = format!("`required` was {}, not a list of names; removed", short_json(r));
+            obj.take("required");
+            cx.at("required", |cx| {
+                cx.change("schema/bad-keyword-value", message);
+                Ok(())
+            })?;
+        }
     }
     crate::schema::fix_keyword_values(obj, cx);
     if is_array_node(obj) && !obj.has("items") {
