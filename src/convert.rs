@@ -1874,6 +1874,43 @@ mod tests {
         }
     }
 
+    /// Gemini's `parameters`: draft 3's `required: true` on a property below the root (of a
+    /// nested object, of array items, of a nullable object) goes into its object's `required`
+    /// (`schema/draft3-required`), as at the root and for every other dialect, through both
+    /// APIs; `required: false` goes without a word.
+    #[test]
+    fn gemini_lifts_draft3_required_below_the_root() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "c": {"type": "object", "properties": {"d": {"type": "string", "required": true}, "e": {"type": "string", "required": false}}},
+            "list": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string", "required": true}, "n": {"type": "integer"}}}},
+            "maybe": {"type": ["object", "null"], "properties": {"z": {"type": "string", "required": true}}, "required": ["z"]}}}}]);
+        // The same with one at the root too (which the JSON API's pass-through path leaves to
+        // the general path: the one without, it lowers but for those objects).
+        let mut with_top = input.clone();
+        with_top[0]["inputSchema"]["properties"]["top"] = serde_json::json!({"type": "string", "required": true});
+        let mut json_schema = ConvertOptions::default();
+        json_schema.schema.gemini_mode = crate::providers::GeminiMode::JsonSchema;
+        let dialects = [(Provider::Gemini, ConvertOptions::default()), (Provider::Vertex, ConvertOptions::default()), (Provider::Gemini, json_schema), (Provider::OpenAi, ConvertOptions::default())];
+        for ((provider, opts), input) in dialects.iter().flat_map(|d| [(d, &input), (d, &with_top)]) {
+            let (provider, input) = (*provider, input.clone());
+            let out = convert(input.clone(), provider, opts).unwrap();
+            let schema = schema_in(provider, &out.tools[0]);
+            let label = format!("{provider:?} {:?}: {schema}", opts.schema.gemini_mode);
+            let top = schema["properties"].get("top").is_some();
+            assert_eq!(schema.get("required"), top.then(|| serde_json::json!(["top"])).as_ref(), "{label}");
+            assert_eq!(schema["properties"]["c"]["required"], serde_json::json!(["d"]), "{label}");
+            assert_eq!(schema["properties"]["list"]["items"]["required"], serde_json::json!(["id"]), "{label}");
+            assert!(!schema.to_string().contains("\"required\":true") && !schema.to_string().contains("\"required\":false"), "{label}");
+            let changes = &out.report.tools[0].changes;
+            for path in ["/properties/top", "/properties/c/properties/d", "/properties/list/items/properties/id", "/properties/maybe/properties/z"].into_iter().skip(usize::from(!top)) {
+                let rules: Vec<&str> = changes.iter().filter(|d| d.path == path).map(|d| d.rule).collect();
+                assert_eq!(rules, ["schema/draft3-required"], "{path}: {label}");
+            }
+            assert!(!changes.iter().any(|d| d.path == "/properties/c/properties/e"), "{changes:?}");
+            assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
+        }
+    }
+
     /// A `properties` that is no object (which the meta-schema refuses on any node, and which
     /// Ollama fails the whole request on) is removed and reported on a node of another type
     /// than object too, for every provider, through both APIs; on an object node it is replaced

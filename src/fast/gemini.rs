@@ -459,6 +459,11 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
     if o.0.iter().any(|e| wrong_kind(e) || bad_pattern(e)) {
         return None;
     }
+    // Nor one with draft 3's `required: true` (or `false`) on a property: lifted into its own
+    // `required` there.
+    if has & keys::PROPERTIES != 0 && matches!(o.get_word(Word::Properties), Some(Node::Obj(props)) if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_))))) {
+        return None;
+    }
     // `oneOf` read as `anyOf` ("exactly one" is not expressible). Beside an `anyOf` (both must
     // hold: the general path keeps the `anyOf` and describes the `oneOf`), the general way.
     if has & keys::ONE_OF != 0 {

@@ -69,7 +69,7 @@ use crate::args::{enum_string, ArgPlan, Fit};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
-use crate::schema::lower::{const_as_enum, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::lower::{const_as_enum, is_object_node, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::evaluated::{evaluated_items, Evaluated};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
@@ -462,6 +462,12 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
                 _ => cx.problem("gemini/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept")),
             }
         }
+    }
+    // Draft 3's `required: true` on a property goes into this object's `required`, as for every
+    // other provider (`fix_structure`; the root's is lifted there): left on the property, it
+    // would be removed as a keyword of a node that is no object.
+    if is_object_node(&o) {
+        crate::schema::lift_draft3_required(&mut o, cx);
     }
     // Keyword values of the wrong kind (`maximum: null`, `maxLength: -1`, `pattern: 5`,
     // `multipleOf: 0`) are removed and reported as for every other provider

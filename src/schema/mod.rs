@@ -1066,35 +1066,7 @@ pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
         None => {
             obj.put("properties", Value::Object(Map::new()));
         }
-        Some(Value::Object(props)) => {
-            // Draft-03 style `required: true` on a property: lift it into the parent.
-            let mut lifted = Vec::new();
-            for (name, p) in props.iter_mut() {
-                if let Value::Object(po) = p {
-                    if let Some(Value::Bool(r)) = po.find("required") {
-                        if *r {
-                            lifted.push(name.clone());
-                        }
-                        po.take("required");
-                    }
-                }
-            }
-            for name in lifted {
-                cx.at("properties", |cx| {
-                    cx.at(&name, |cx| {
-                        cx.change("schema/draft3-required", "`required: true` on the property moved into the parent's `required`");
-                        Ok(())
-                    })
-                })
-                .ok();
-                let req = obj.entry("required").or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(r) = req {
-                    if !r.iter().any(|v| v.as_str() == Some(name.as_str())) {
-                        r.push(Value::String(name));
-                    }
-                }
-            }
-        }
+        Some(Value::Object(_)) => lift_draft3_required(obj, cx),
         Some(other) => {
             let t = json_type(other);
             cx.at("properties", |cx| {
@@ -1106,6 +1078,38 @@ pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
         }
     }
     fix_required(obj, cx);
+}
+
+/// Draft 3's `required: true` on a property of `obj` lifted into `obj`'s `required`
+/// (`schema/draft3-required`); its `required: false`, the default, removed without a word.
+pub fn lift_draft3_required(obj: &mut JsonObject, cx: &mut Cx) {
+    let Some(Value::Object(props)) = obj.find_mut("properties") else { return };
+    let mut lifted = Vec::new();
+    for (name, p) in props.iter_mut() {
+        if let Value::Object(po) = p {
+            if let Some(Value::Bool(r)) = po.find("required") {
+                if *r {
+                    lifted.push(name.clone());
+                }
+                po.take("required");
+            }
+        }
+    }
+    for name in lifted {
+        cx.at("properties", |cx| {
+            cx.at(&name, |cx| {
+                cx.change("schema/draft3-required", "`required: true` on the property moved into the parent's `required`");
+                Ok(())
+            })
+        })
+        .ok();
+        let req = obj.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(r) = req {
+            if !r.iter().any(|v| v.as_str() == Some(name.as_str())) {
+                r.push(Value::String(name));
+            }
+        }
+    }
 }
 
 /// Keeps only the unique strings in `required` that name an existing property. A name that
