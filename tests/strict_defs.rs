@@ -84,3 +84,47 @@ fn small_shared_definitions_are_still_inlined() {
     assert_eq!(conv.report.tools[0].strict, Some(true));
     assert!(!conv.tools.to_string().contains("$defs"), "{}", conv.tools);
 }
+
+/// A recursive definition whose only references strict mode removes (under the `properties` of
+/// a string node, which it drops) is not sent under `$defs`, nor counted or reported, and the
+/// report claims no reference kept; a definition the strict schema still refers to is sent.
+/// Converted again, the output is the same. Anthropic's and Bedrock's strict modes give up on
+/// the recursion (Claude's keeps that `properties`).
+#[test]
+fn definitions_strict_mode_leaves_unreferenced_are_not_sent() {
+    let node = json!({"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}});
+    let tree = json!({"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}, "name": {"type": "string"}}, "required": ["kids", "name"]});
+    let lone = json!({"type": "string", "properties": {"r": {"$ref": "#/$defs/Node"}}});
+    let only = json!({"type": "object", "properties": {"s": lone}, "$defs": {"Node": node}});
+    let mixed = json!({"type": "object", "properties": {"s": lone, "t": {"$ref": "#/$defs/Tree"}}, "required": ["t"], "$defs": {"Node": node, "Tree": tree}});
+    for (schema, kept) in [(only, &[][..]), (mixed, &["Tree"][..])] {
+        let tools = json!([{"name": "t", "inputSchema": schema}]);
+        for (provider, target) in [(Provider::OpenAi, Target::OpenAiStrict), (Provider::OpenAiResponses, Target::OpenAiResponsesStrict)] {
+            let conv = convert_both(&tools, provider, target);
+            let report = &conv.report.tools[0];
+            assert_eq!(report.strict, Some(true), "{provider:?}: {:?}", report.problems);
+            let params = match provider {
+                Provider::OpenAi => &conv.tools[0]["function"]["parameters"],
+                _ => &conv.tools[0]["parameters"],
+            };
+            let defs: Vec<&str> = params.get("$defs").and_then(Value::as_object).map(|d| d.keys().map(String::as_str).collect()).unwrap_or_default();
+            assert_eq!(defs, kept, "{provider:?}: {params}");
+            assert!(report.changes.iter().chain(&report.problems).all(|d| !d.path.starts_with("/$defs/Node")), "{provider:?}: {:?}", report.changes);
+            let said = report.changes.iter().find(|d| d.rule == "openai/strict-defs");
+            match kept {
+                [] => assert!(said.is_none(), "{provider:?}: {said:?}"),
+                _ => assert!(said.is_some_and(|d| d.message.ends_with("its references kept, to 1 definitions under the root's $defs")), "{provider:?}: {said:?}"),
+            }
+            let again = convert(json!([{"name": "t", "inputSchema": params}]), provider, &strict()).unwrap();
+            let again = match provider {
+                Provider::OpenAi => &again.tools[0]["function"]["parameters"],
+                _ => &again.tools[0]["parameters"],
+            };
+            assert_eq!(again, params, "{provider:?}: converted again");
+        }
+        for (provider, target) in [(Provider::Anthropic, Target::AnthropicStrict), (Provider::Bedrock, Target::BedrockStrict)] {
+            let conv = convert_both(&tools, provider, target);
+            assert_eq!(conv.report.tools[0].strict, Some(false), "{provider:?}");
+        }
+    }
+}

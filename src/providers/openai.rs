@@ -35,7 +35,7 @@ use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Ta
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
 use crate::schema::refs::{inline_refs_strict, lookup, report_unresolvable, Chains, Shared, StrictInlining};
-use crate::schema::walk::{contains_ref, for_each_subschema_mut};
+use crate::schema::walk::{contains_ref, for_each_subschema_mut, slot, Slot};
 use crate::schema::{append_description, is_annotation, Cx};
 use crate::text::Owned as _;
 
@@ -365,6 +365,8 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
 /// [`strict`] on a recursive schema: every reference rewritten to point into one `$defs`
 /// table at the root (`#` for the root), the root and each definition made strict once, and
 /// the argument plan of each definition kept beside the root's, where the references name it.
+/// A definition that no reference of the strict schema reaches (strict mode removed every one
+/// there was) is left out, with what it reports.
 fn strict_with_defs(root: &Value, why: &str, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     let (mut root, defs) = match defs_form(root, cx) {
         Ok(form) => form,
@@ -379,21 +381,40 @@ fn strict_with_defs(root: &Value, why: &str, cx: &mut Cx) -> Strict<(Value, ArgP
         Ok(plan) => plan,
         Err(reason) => return Ok(Err(reason)),
     };
-    let count = defs.len();
-    let mut table = serde_json::Map::new();
+    // Each definition made strict, with what the limits count of it and what it reports (the
+    // ranges of the change and problem lists), which go with it if no reference reaches it.
+    let mut strict_defs = Vec::with_capacity(defs.len());
     for (name, mut def) in defs {
         // The limits count definition names with property names; a definition's objects nest
         // from the root, where it is declared.
-        budget.chars += name.chars().count();
-        match cx.at("$defs", |cx| cx.at(&name, |cx| strict_node(&mut def, cx, 1, &mut budget)))? {
-            Ok(p) if !p.is_empty() => {
-                plan.defs.get_or_insert_with(Box::default).insert(name.clone(), p);
+        let mut own = Budget { chars: name.chars().count(), ..Budget::default() };
+        let said = (cx.changes.len(), cx.problems.len());
+        match cx.at("$defs", |cx| cx.at(&name, |cx| strict_node(&mut def, cx, 1, &mut own)))? {
+            Ok(p) => {
+                let said = (said.0..cx.changes.len(), said.1..cx.problems.len());
+                strict_defs.push((name, def, p, own, said));
             }
-            Ok(_) => {}
             Err(reason) => return Ok(Err(reason)),
+        }
+    }
+    // A definition that strict mode removed every reference to (one under a keyword it removes,
+    // say) is not sent, nor counted, nor reported, as one that nothing referenced in the input.
+    let reached = reached_definitions(&root, &strict_defs.iter().map(|(name, def, ..)| (name.as_str(), def)).collect::<Vec<_>>());
+    for (i, (_, _, _, _, (changes, problems))) in strict_defs.iter().enumerate().rev() {
+        if !reached[i] {
+            cx.changes.drain(changes.clone());
+            cx.problems.drain(problems.clone());
+        }
+    }
+    let mut table = serde_json::Map::new();
+    for ((name, def, p, own, _), _) in strict_defs.into_iter().zip(reached).filter(|(_, reached)| *reached) {
+        budget.add(own);
+        if !p.is_empty() {
+            plan.defs.get_or_insert_with(Box::default).insert(name.clone(), p);
         }
         table.insert(name, def);
     }
+    let count = table.len();
     if let Some(reason) = budget.exceeded() {
         return Ok(Err(reason));
     }
@@ -414,8 +435,48 @@ fn strict_with_defs(root: &Value, why: &str, cx: &mut Cx) -> Strict<(Value, ArgP
     if let (Value::Object(obj), false) = (&mut root, table.is_empty()) {
         obj.put("$defs", Value::Object(table));
     }
-    cx.change("openai/strict-defs", format!("{why}: its references kept, to {count} definitions under the root's $defs"));
+    if contains_ref(&root, 0) {
+        cx.change("openai/strict-defs", format!("{why}: its references kept, to {count} definitions under the root's $defs"));
+    }
     Ok(Ok((root, plan)))
+}
+
+/// Which of the definitions `defs` (named as [`defs_form`] names them) a reference reaches,
+/// from the strict `root` and from the definitions it reaches.
+fn reached_definitions(root: &Value, defs: &[(&str, &Value)]) -> Vec<bool> {
+    /// The `$ref`s of a schema; `false` past 512 levels, where it stops looking.
+    fn refs<'v>(v: &'v Value, out: &mut Vec<&'v str>, depth: usize) -> bool {
+        let Value::Object(o) = v else { return true };
+        if depth > 512 {
+            return false;
+        }
+        if let Some(Value::String(r)) = o.find("$ref") {
+            out.push(r);
+        }
+        o.iter().all(|(k, sub)| match (slot(k, sub), sub) {
+            (Slot::Map, Value::Object(m)) => m.values().all(|s| refs(s, out, depth + 1)),
+            (Slot::Array, Value::Array(a)) => a.iter().all(|s| refs(s, out, depth + 1)),
+            (Slot::Single, s) => refs(s, out, depth + 1),
+            _ => true,
+        })
+    }
+    let by_name: HashMap<&str, usize> = defs.iter().enumerate().map(|(i, (name, _))| (*name, i)).collect();
+    let mut reached = vec![false; defs.len()];
+    let mut todo = vec![root];
+    while let Some(node) = todo.pop() {
+        let mut found = Vec::new();
+        if !refs(node, &mut found, 0) {
+            // Too deep to tell: every definition kept.
+            return vec![true; defs.len()];
+        }
+        for i in found.into_iter().filter_map(|r| r.strip_prefix("#/$defs/").and_then(|name| by_name.get(name).copied())) {
+            if !reached[i] {
+                reached[i] = true;
+                todo.push(defs[i].1);
+            }
+        }
+    }
+    reached
 }
 
 /// The branches of a union that some arguments may fit both of and that map them back
@@ -509,6 +570,15 @@ impl Budget {
                 self.large_enum = Some((values, chars));
             }
         }
+    }
+
+    /// Adds what `other` counts, of a part of the schema counted after this one's.
+    fn add(&mut self, other: Budget) {
+        self.properties += other.properties;
+        self.depth = self.depth.max(other.depth);
+        self.enum_values += other.enum_values;
+        self.chars += other.chars;
+        self.large_enum = self.large_enum.or(other.large_enum);
     }
 
     /// Why the schema is past a limit, if it is.
