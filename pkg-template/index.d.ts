@@ -2086,7 +2086,9 @@ export type PermissionAction = "allow" | "ask" | "deny";
  * whole name (`*`: any run of characters, `?`: one character; `mcp__*delete*`, `*_file`). A pattern `S__T` without
  * `mcp__` is `mcp__S__T`, as `naming: "server"` names the tool (`fs__*` is every tool of server `fs`, never another
  * server's tool whose own name starts `fs__`); a pattern without `__` (`delete_file`, `read_*`) is also a tool's own
- * name, on any server (and for `deny` and `ask`, a word such as `fs` covers server `fs` too). Patterns are globs, not
+ * name, on any server (and for `deny` and `ask`, a word such as `fs` covers server `fs` too; `deny` and `ask` match
+ * every pattern against a tool's own name as well, so `mcp__github__*` stops a gateway server's tool named
+ * `mcp__github__delete_repo`). Patterns are globs, not
  * regular expressions: a pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is
  * `INVALID_OPTIONS`; so is one that could match no name at all (`""`, or `mcp__fs__` ending with `__`: write
  * `mcp__fs` or `mcp__fs__*`), or holds what no tool name holds: white space at either end, a line break or another
@@ -3053,7 +3055,8 @@ export interface McpHubOptions {
    * another server's tool whose own name starts `fs__`. A pattern without `__` that is no glob over the whole name
    * (`delete_file`, `read_*`) is the tool's own name on any server: under `naming: "bare"` it holds whether or not
    * another server lists the same tool (which gives both hashed names). `deny` and `ask` rules also apply when
-   * they match the provider name or the tool's own name, and the name any provider gives the tool under the
+   * they match the provider name or the tool's own name (`mcp__github__*` stops a gateway server's tool named
+   * `mcp__github__delete_repo` under every naming), and the name any provider gives the tool under the
    * default naming (`mcp__my_server` for server `my.server` holds where Gemini keeps the `.` too, and
    * `portableNames`' `_` for a `-`), each read with its server known: `mcp__docs` does not reach server
    * `docs - internal`, though portable names write it `mcp__docs___internal__...`; `allow` rules do not.

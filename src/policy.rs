@@ -24,7 +24,8 @@
 //! server `S`'s tool `T`, any name as a tool's own name, so that both decide alike where the
 //! name says the server. `mcp__S__T` is also server `mcp`'s tool `S__T` for `deny` and `ask`
 //! rules, never for an `allow`: the most restrictive reading wins, and an allow of server `mcp`
-//! reaches no other server's tool.
+//! reaches no other server's tool. `deny` and `ask` rules are also matched against the tool's own
+//! name, whatever the pattern (a gateway's tool named `mcp__github__delete_repo`).
 
 use serde_json::Value;
 
@@ -510,15 +511,22 @@ pub fn matches_tool(pattern: &str, server: &str, tool: &str) -> bool {
     tool_matches(pattern, server, tool, false)
 }
 
-/// [`matches_tool`], letter case ignored when `fold`.
+/// [`matches_tool`], letter case ignored when `fold`. A rule that restricts (`fold`) reads the
+/// tool's own name too, whatever the pattern, as it can only stop more: `mcp__github__*` stops a
+/// gateway's tool whose own name is `mcp__github__delete_repo`, under every naming.
 fn tool_matches(pattern: &str, server: &str, tool: &str, fold: bool) -> bool {
+    (fold && fits(pattern, tool, true)) || server_tool_matches(pattern, server, tool, fold)
+}
+
+/// [`tool_matches`] without the restricting reading of the tool's own name.
+fn server_tool_matches(pattern: &str, server: &str, tool: &str, fold: bool) -> bool {
     let full = || format!("mcp__{server}__{tool}");
     let Some(rest) = after_mcp(pattern, fold) else {
         if fits(pattern, &full(), fold) {
             return true;
         }
         if pattern.contains("__") {
-            return tool_matches(&format!("mcp__{pattern}"), server, tool, fold) || (fold && fits(pattern, tool, true));
+            return server_tool_matches(&format!("mcp__{pattern}"), server, tool, fold);
         }
         return fits(pattern, tool, fold);
     };
@@ -641,6 +649,21 @@ mod tests {
         let deny = Policy::from_value(json!({"deny": ["github__delete_repo"], "defaultAction": "allow"})).unwrap();
         assert_eq!(deny.check_tool("github", "delete_repo", "mcp__github__delete_repo", None), Action::Deny);
         assert_eq!(deny.check_tool("evil", "github__delete_repo", "mcp__evil__github__delete_repo", None), Action::Deny);
+        // So does one written `mcp__S__T`, or a glob of it, against a gateway's tool whose own name
+        // is `mcp__github__delete_repo`, whatever naming the provider sees; an allow does not.
+        for (pattern, action) in [("mcp__github__delete_repo", "deny"), ("MCP__GitHub__*", "deny"), ("mcp__github__delete_repo", "ask")] {
+            let p = Policy::from_value(json!({action: [pattern], "defaultAction": "allow"})).unwrap();
+            let want = if action == "deny" { Action::Deny } else { Action::Ask };
+            for provider_name in ["mcp__gw__mcp__github__delete_repo", "gw__mcp__github__delete_repo", "mcp__github__delete_repo", "mcp__gw__mcp__github__delete_repo_1a2b3c4d"] {
+                assert_eq!(p.check_tool("gw", "mcp__github__delete_repo", provider_name, None), want, "{action} {pattern} {provider_name}");
+            }
+            assert_eq!(p.check("mcp__gw__mcp__github__delete_repo", None), want, "{action} {pattern}");
+            assert_eq!(p.check("gw__mcp__github__delete_repo", None), want, "{action} {pattern}");
+            assert_eq!(p.check_tool("gw", "github__delete_repo", "mcp__gw__github__delete_repo", None), Action::Allow, "{action} {pattern}");
+        }
+        let allow = Policy::from_value(json!({"allow": ["mcp__github__delete_repo"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(allow.check_tool("gw", "mcp__github__delete_repo", "mcp__gw__mcp__github__delete_repo", None), Action::Deny);
+        assert_eq!(allow.check_tool("github", "delete_repo", "delete_repo", None), Action::Allow);
         // `mcp__fs` and `fs__*` are one rule, whichever form the name has.
         for pattern in ["mcp__fs", "fs__*", "mcp__fs__*"] {
             let p = Policy::from_value(json!({"allow": [pattern], "defaultAction": "deny"})).unwrap();

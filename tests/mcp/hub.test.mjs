@@ -688,6 +688,30 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("policy: a deny or ask written mcp__S__T holds for a gateway's tool of that own name, under every naming", async () => {
+    // Server gw lists a tool named mcp__other__echo (as a gateway re-exporting server other's tools would).
+    const e = endpoints({ gw: "collide" });
+    for (const [policy, code, decision] of [
+      [{ deny: ["mcp__other__echo"], defaultAction: "allow" }, "PERMISSION_DENIED", "deny"],
+      [{ deny: ["MCP__Other__*"], defaultAction: "allow" }, "PERMISSION_DENIED", "deny"],
+      [{ ask: ["mcp__other__echo"], defaultAction: "allow" }, "PERMISSION_DENIED", "ask"],
+    ]) {
+      let asked = 0;
+      const hub = new McpHub(e.servers, { policy, confirm: () => (asked++, false) });
+      await hub.listTools();
+      for (const naming of [{}, { naming: "server" }, { naming: "bare" }]) {
+        await hub.tools("openai", naming);
+        const how = `${JSON.stringify(policy)} ${JSON.stringify(naming)}`;
+        const err = await rejectsWith(hub.callTool(providerName(hub, "gw", "mcp__other__echo"), {}), code);
+        assert.equal(err.decision, decision, how);
+        assert.equal((await hub.callTool(providerName(hub, "gw", "b__c"), {})).text, `called b__c on ${e.key("gw")}`, how);
+      }
+      assert.equal(asked, decision === "ask" ? 3 : 0);
+      await hub.closeAll();
+    }
+    assert.deepEqual([...new Set((await e.stats("gw")).calls.map((c) => c.name))], ["b__c"]);
+  });
+
   test("policy: a glob over the whole name, and a bare tool name, deny under every naming (letter case aside)", async () => {
     // Two servers with the same tools: under naming "bare" every name is hashed.
     const e = endpoints({ alpha: "normal", beta: "normal" });
