@@ -2366,7 +2366,10 @@ export interface McpClientOptions {
    * (the server never gets them) and the call resolves with the response, no `notifications/cancelled` sent. An answer that meets HTTP 401 (or 403 `insufficient_scope`) goes to `onUnauthorized`
    * (or `oauth`) and is sent again with the new headers, as a request is; refused still, the call it came for
    * rejects with that `UNAUTHORIZED` error (`listen()`, for one from the listening stream) rather than wait for
-   * an answer that never went.
+   * an answer that never went. So does an answer the server refuses otherwise (a 404 `Session not found`, a 400,
+   * a 500: the MCP SDK's server has not taken it), with `HTTP_STATUS` (`status`; the message names the answer,
+   * `the answer to roots/list: HTTP 404 ...`), and one whose POST met no server, with `NETWORK`; for one from the
+   * listening stream, the listening ends with that error (`onEnd`, or `console.error` without it).
    * At most 16 server requests (`ping` aside, always answered `{}` at once) are answered at once per client, each from when it is read
    * until its answer is sent: one past them is answered at once with the JSON-RPC error -32000 ("... refused:
    * the client is answering 16 requests of the server already ...", `data: {limit: 16}`) without calling
@@ -2840,7 +2843,8 @@ export class McpClient {
    * sent), and a stream without its `Last-Event-ID` is opened on the new session (the tool list taken as changed,
    * as above); a handshake that fails meanwhile rejects with `NOT_CONNECTED`. An answer to a server request
    * that the server refuses for want of authorization (after `onUnauthorized`, or `oauth`, had its try) rejects
-   * with that `UNAUTHORIZED` error.
+   * with that `UNAUTHORIZED` error, one it refuses otherwise with `HTTP_STATUS` (a 404 `Session not found`, a 500),
+   * one whose POST met no server with `NETWORK`.
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
    * stream ends (the tool list is then taken as changed, and `onToolListChanged` called: what changed in between

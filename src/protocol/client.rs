@@ -2970,7 +2970,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// only one it is answered on (once that is gone, it is not answered). `read`: fired once the
     /// reading of that stream (or JSON body) has its outcome, after which the server's
     /// acknowledgement of the answer is waited for [`ANSWER_ACK_MS`] at most. Its error: the answer
-    /// refused for want of authorization ([`Client::send_answer`]).
+    /// refused, or its POST met no server ([`Client::send_answer`]), unless the server cancelled the
+    /// request or its session was replaced meanwhile.
     fn answer<'s>(&'s self, id: Id, method: String, params: Value, call: Option<Rc<InFlight>>, on: SentOn, read: Option<&'s CloseSignal>) -> impl Future<Output = Result<()>> + 's {
         // A 2026-07-28 server sends no requests, and a client sends no responses: ignored.
         let settled = if self.is_modern() {
@@ -3025,7 +3026,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if !self.is_current(&on) {
                 return Ok(());
             }
-            let send = self.send_answer(jsonrpc::response(&id, answer), &on, &method);
+            let send = async {
+                let sent = self.send_answer(jsonrpc::response(&id, answer), &on, &method).await;
+                // Refused once the server cancelled the request, or once its session was replaced
+                // (the answer is then dropped, as it is when ready after): nothing waits on it.
+                let moot = entry.as_ref().is_some_and(|e| e.signal.generation.get() > 0) || !self.is_current(&on);
+                if moot { Ok(()) } else { sent }
+            };
             let Some(read) = read else { return send.await };
             let late = async {
                 CloseWait { signal: read, start: 0, key: None }.await;
@@ -3043,18 +3050,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// asking for more scopes) goes to the unauthorized handler, and the answer is sent once more with
     /// the headers it gives, as a request is (the MCP SDK's transport does so for every message it
     /// sends): refused still, or given none, that is the error of the stream it came on (the call it
-    /// came for, `listen()`), not an answer lost without a word. Any other outcome changes nothing
-    /// (a server that refuses an answer has it all the same).
+    /// came for, `listen()`), not an answer lost without a word. So is any other refusal (400, 404
+    /// `Session not found`, 500: the MCP SDK's server has not taken the answer, and never sends what
+    /// waits on it) and a POST that met no server (`HTTP_STATUS`, `NETWORK`): the call would
+    /// otherwise wait its whole timeout. A connection lost once the answer was sent may have
+    /// delivered it: that changes nothing, as an abort does.
     async fn send_answer(&self, body: String, on: &SentOn, method: &str) -> Result<()> {
         let mut so_far = Reauthorizations::default();
         loop {
             let sent_with = self.auth_generation.get();
-            let Ok(resp) = self.transport.send(self.post(body.clone(), true, &[])).await else { return Ok(()) };
+            let resp = match self.transport.send(self.post(body.clone(), true, &[])).await {
+                Ok(resp) => resp,
+                Err(TransportError::Aborted) => return Ok(()),
+                Err(TransportError::Network(detail)) if lost_after_sending(&detail) => return Ok(()),
+                Err(e) => return Err(transport_error(e, &format!("the answer to {method}"))),
+            };
             if !asks_authorization(&resp) {
                 if (200..300).contains(&resp.status) {
                     self.auth_accepted(sent_with);
+                    return Ok(());
                 }
-                return Ok(());
+                return Err(self.status_error(resp, &format!("the answer to {method}")).await);
             }
             if self.reauthorized(&resp, sent_with, so_far).await? {
                 so_far.record(resp.status);

@@ -6426,6 +6426,92 @@ fn an_answer_refused_for_its_token_is_reauthorized_and_sent_again() {
     }
 }
 
+/// The answer to a server request that the server refuses otherwise (a 404 `Session not found`, a
+/// 400, a 500: the MCP SDK's server has not taken it, and never sends what waits on it), or whose
+/// POST meets no server, is the error of the call the request came for, at once: not a call that
+/// waits its whole timeout.
+#[test]
+fn an_answer_the_server_refuses_fails_the_call_it_came_for() {
+    for (refusal, code, status) in [
+        (Some(400u16), ErrorCode::HttpStatus, Some(400u64)),
+        (Some(404), ErrorCode::HttpStatus, Some(404)),
+        (Some(500), ErrorCode::HttpStatus, Some(500)),
+        (None, ErrorCode::Network, None),
+    ] {
+        let stream = Live::default();
+        let s = stream.clone();
+        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            match b["method"].as_str() {
+                Some("initialize") => init_reply("2025-11-25", Some("s1")),
+                Some("tools/call") => Reply::Live(s.clone()),
+                None if b.get("result").is_some() => match refusal {
+                    Some(status) => status_reply(status, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+                    None => Reply::NetworkErrorSaying("connect ECONNREFUSED 127.0.0.1:1"),
+                },
+                _ => accepted(),
+            }
+        }))]);
+        h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"roots": []})) }))));
+        block_on(h.client.connect()).unwrap();
+        let (r, ()) = block_on(futures_util::future::join(h.client.call_tool("x", json!({}), &mut CallOptions::default()), async {
+            until(|| h.log.borrow().requests.len() >= 3).await;
+            stream.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}));
+        }));
+        let e = r.unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().and_then(|d| d["status"].as_u64())), (code, status), "{e}");
+        assert!(e.message.starts_with("the answer to roots/list: "), "{e}");
+        assert_eq!(answers_posted(&h).len(), 1);
+    }
+}
+
+/// An answer refused once the server cancelled its request, or once the call it came for has its
+/// response, fails nothing: nothing waits on it any more.
+#[test]
+fn a_refused_answer_fails_nothing_once_its_request_was_cancelled_or_its_call_answered() {
+    for cancelled in [true, false] {
+        let stream = Live::default();
+        let refuse = Rc::new(Cell::new(false));
+        let (s, f) = (stream.clone(), refuse.clone());
+        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            let f = f.clone();
+            match b["method"].as_str() {
+                Some("initialize") => init_reply("2025-11-25", Some("s1")),
+                Some("tools/call") => Reply::Live(s.clone()),
+                None if b.get("result").is_some() => Reply::Until(Rc::new(move || f.get()), Box::new(status_reply(500, vec![], "answer refused"))),
+                _ => accepted(),
+            }
+        }))]);
+        h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "decline"})) }))));
+        block_on(h.client.connect()).unwrap();
+        let (r, ()) = block_on(futures_util::future::join(h.client.call_tool("x", json!({}), &mut CallOptions::default()), async {
+            until(|| h.log.borrow().requests.len() >= 3).await;
+            stream.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "go?", "requestedSchema": {"type": "object"}}}));
+            until(|| !answers_posted(&h).is_empty()).await;
+            if cancelled {
+                stream.message(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0}}));
+                for _ in 0..50 {
+                    yield_now().await;
+                }
+                refuse.set(true);
+                for _ in 0..50 {
+                    yield_now().await;
+                }
+            } else {
+                stream.message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+                for _ in 0..50 {
+                    yield_now().await;
+                }
+                refuse.set(true);
+            }
+            stream.message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+            stream.close();
+        }));
+        r.unwrap_or_else(|e| panic!("cancelled {cancelled}: {e}"));
+    }
+}
+
 /// A call whose result came is not held up by the server's acknowledgement of an answer POSTed
 /// from its stream (a `ping`'s): it is waited for a moment (ANSWER_ACK_MS), then the call resolves
 /// and the POST is abandoned; the call's timeout stands meanwhile.

@@ -1,0 +1,92 @@
+// McpClient (the built package, ../../pkg) against a small server in this process that asks the client things on
+// a call's stream and on the listening stream: an answer the server refuses.
+// Run: make pkg && node --test tests/mcp/server-requests.test.mjs
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
+
+const { McpClient } = await loadPkg();
+
+/**
+ * A server whose `ask` tool sends each of `requests` (`[method, params]`) on the call's stream, then its result (the
+ * answers, as JSON text) once it has an answer to each; its listening stream (GET) sends `listenRequests` so. The
+ * POST carrying an answer is answered `answerStatus` (with a JSON-RPC error body) when set, else 202.
+ */
+async function startServer({ requests = [], listenRequests = [], answerStatus } = {}) {
+  const answers = [];
+  let answered = () => {};
+  const sse = (res) => res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "S1" });
+  const ask = (res, list, tag) => list.forEach(([method, params], i) => res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: `${tag}-${i}`, method, params })}\n\n`));
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    if (req.method === "GET") {
+      if (!listenRequests.length) return res.writeHead(405).end();
+      sse(res);
+      return ask(res, listenRequests, "listen");
+    }
+    if (req.method === "DELETE") return res.writeHead(200).end();
+    const msg = JSON.parse(body);
+    const json = (o) => res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "S1" }).end(JSON.stringify(o));
+    if (msg.method === "initialize") {
+      return json({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "asking", version: "1" } } });
+    }
+    if (msg.id === undefined) return res.writeHead(202).end();
+    if (msg.method === undefined) {
+      answers.push(msg);
+      if (answerStatus) return res.writeHead(answerStatus, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }));
+      res.writeHead(202).end();
+      return answered();
+    }
+    if (msg.method === "tools/list") return json({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "ask", inputSchema: { type: "object" } }] } });
+    if (msg.method === "tools/call") {
+      sse(res);
+      const before = answers.length;
+      const all = new Promise((r) => (answered = () => answers.length - before >= requests.length && r()));
+      ask(res, requests, "call");
+      answered();
+      await all;
+      const text = JSON.stringify(answers.slice(before).map(({ id, result, error }) => (error ? { id, error } : { id, result })));
+      return res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text }] } })}\n\n`);
+    }
+    json({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  srv.unref();
+  return {
+    url: `http://127.0.0.1:${srv.address().port}/mcp`,
+    answers,
+    close: () => (srv.closeAllConnections(), srv.close()),
+  };
+}
+
+test("an answer the server refuses (400, 404, 500) fails the call it came for at once with that status", async () => {
+  for (const [status, timeoutMs] of [[400, 60_000], [404, Infinity], [500, 60_000]]) {
+    const server = await startServer({ requests: [["roots/list", {}]], answerStatus: status });
+    const client = new McpClient(server.url, { capabilities: { roots: {} }, onRequest: () => ({ roots: [] }) });
+    await client.connect();
+    const started = Date.now();
+    const err = await within(10_000, rejectsWith(client.callTool("ask", {}, { timeoutMs }), "HTTP_STATUS"), `the call (answer refused ${status})`);
+    assert.equal(err.status, status);
+    assert.match(err.message, new RegExp(`^the answer to roots/list: HTTP ${status}\\b.*Session not found`), err.message);
+    assert.ok(Date.now() - started < 5000, `${status}: failed at once, not at a timeout`);
+    assert.equal(server.answers.length, 1, `${status}: sent once`);
+    await client.close();
+    server.close();
+  }
+});
+
+test("an answer the server refuses on the listening stream ends the listening with that error (onEnd)", async () => {
+  const server = await startServer({ listenRequests: [["roots/list", {}]], answerStatus: 404 });
+  const ends = [];
+  const client = new McpClient(server.url, { capabilities: { roots: {} }, onRequest: () => ({ roots: [] }), listen: { onEnd: (end) => ends.push(end) } });
+  await client.connect();
+  await waitFor(() => ends.length > 0, { timeoutMs: 5000 });
+  assert.equal(ends.length, 1);
+  assert.equal(ends[0].error?.code, "HTTP_STATUS");
+  assert.equal(ends[0].error.status, 404);
+  assert.match(ends[0].error.message, /the answer to roots\/list: HTTP 404/);
+  await client.close();
+  server.close();
+});
