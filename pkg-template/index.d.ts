@@ -2369,7 +2369,8 @@ export interface McpClientOptions {
    * an answer that never went. So does an answer the server refuses otherwise (a 404 `Session not found`, a 400,
    * a 500: the MCP SDK's server has not taken it), with `HTTP_STATUS` (`status`; the message names the answer,
    * `the answer to roots/list: HTTP 404 ...`), and one whose POST met no server, with `NETWORK`; for one from the
-   * listening stream, the listening ends with that error (`onEnd`, or `console.error` without it).
+   * listening stream, the listening ends with that error (`onEnd`, or `console.error` without it), but for a 404:
+   * the session is gone, which the listening stream finds as it is reopened, and renews, as it does without an answer.
    * At most 16 server requests (`ping` aside, always answered `{}` at once) are answered at once per client, each from when it is read
    * until its answer is sent: one past them is answered at once with the JSON-RPC error -32000 ("... refused:
    * the client is answering 16 requests of the server already ...", `data: {limit: 16}`) without calling

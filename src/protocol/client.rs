@@ -932,6 +932,15 @@ fn is_valid_session_id(s: &str) -> bool {
 /// What a NETWORK error says after its reason: short, as the reason is what tells the cases apart.
 const CORS_HINT: &str = "the server is unreachable, or (from a browser) its CORS policy refused the request: it must answer OPTIONS preflights allowing this origin, the methods GET, POST, DELETE and MCP's request headers, and list mcp-session-id in Access-Control-Expose-Headers (README, \"CORS\")";
 
+/// An answer from the listening stream refused with 404 (`Session not found`): the session is gone,
+/// which the stream's reopening finds and renews (as before the answer); listening goes on.
+fn session_gone_is_no_error(answered: Result<()>) -> Result<()> {
+    match answered {
+        Err(e) if e.code == ErrorCode::HttpStatus && e.details.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64) == Some(404) => Ok(()),
+        answered => answered,
+    }
+}
+
 impl<T: Transport, C: Clock> Client<T, C> {
     /// A client; call [`Client::connect`] before anything else.
     pub fn new(transport: T, clock: C, opts: ClientOptions) -> Self {
@@ -4113,7 +4122,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 self.dealt_with(&ev, &none, &msgs, resumed);
                                 for msg in msgs {
                                     match msg {
-                                        Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params, None, on.clone(), None))),
+                                        Incoming::Request { id, method, params } => answers.push(Box::pin(futures_util::FutureExt::map(self.answer(id, method, params, None, on.clone(), None), session_gone_is_no_error))),
                                         // A stray error meant for no request is no reason to stop listening.
                                         msg => drop(self.handle(&none, WHAT, msg, None, resumed, &on).await),
                                     }

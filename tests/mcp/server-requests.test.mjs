@@ -78,15 +78,28 @@ test("an answer the server refuses (400, 404, 500) fails the call it came for at
 });
 
 test("an answer the server refuses on the listening stream ends the listening with that error (onEnd)", async () => {
-  const server = await startServer({ listenRequests: [["roots/list", {}]], answerStatus: 404 });
+  const server = await startServer({ listenRequests: [["roots/list", {}]], answerStatus: 400 });
   const ends = [];
   const client = new McpClient(server.url, { capabilities: { roots: {} }, onRequest: () => ({ roots: [] }), listen: { onEnd: (end) => ends.push(end) } });
   await client.connect();
   await waitFor(() => ends.length > 0, { timeoutMs: 5000 });
   assert.equal(ends.length, 1);
   assert.equal(ends[0].error?.code, "HTTP_STATUS");
-  assert.equal(ends[0].error.status, 404);
-  assert.match(ends[0].error.message, /the answer to roots\/list: HTTP 404/);
+  assert.equal(ends[0].error.status, 400);
+  assert.match(ends[0].error.message, /the answer to roots\/list: HTTP 400/);
+  await client.close();
+  server.close();
+});
+
+test("an answer refused 404 on the listening stream leaves listening on: the session's renewal is the stream's to find", async () => {
+  const server = await startServer({ listenRequests: [["roots/list", {}]], answerStatus: 404 });
+  const ends = [];
+  const client = new McpClient(server.url, { capabilities: { roots: {} }, onRequest: () => ({ roots: [] }), listen: { onEnd: (end) => ends.push(end) } });
+  await client.connect();
+  await waitFor(() => server.answers.length > 0, { timeoutMs: 5000 });
+  // An ended listening is reported within milliseconds of the refusal (the test above).
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(ends, []);
   await client.close();
   server.close();
 });
