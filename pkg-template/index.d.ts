@@ -2047,9 +2047,10 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * `arguments`; `arguments` given as a JSON string read as the object it holds), as vLLM's `hermes` parser and
  * llama.cpp's Hermes 2 Pro style read them, with these differences: a block ends after its JSON, so a
  * `</tool_call>` inside a JSON string does not end it; a last block left open is read when its JSON object ends
- * (else it is a call with the error `INVALID_JSON`); blocks inside `<think>...</think>` (Qwen3's and DeepSeek-R1's
- * reasoning; also from the start of the reply to a first `</think>` with no `<think>` before it, where the chat
- * template opened it) are no calls. A block that is not a JSON object is a call with no name and `INVALID_JSON`;
+ * (else it is a call with the error `INVALID_JSON`); blocks inside the reasoning the reply starts with are no calls,
+ * as vLLM's `qwen3` reasoning parser reads it: a `<think>...</think>` at the start (Qwen3's and DeepSeek-R1's
+ * reasoning), or the text before a first `</think>` where the chat template opened the tag (unless that `</think>` is
+ * inside a block's JSON); with no `</think>` there is no reasoning, and a think tag anywhere else is text. A block that is not a JSON object is a call with no name and `INVALID_JSON`;
  * a name the map does not know, or none, is `UNKNOWN_TOOL_NAME`; arguments that are no object, `INVALID_ARGUMENTS`.
  *
  * The map is the one of the prompt's names: `NameMap.fromTools(tools, provider, options)` with the tools and options

@@ -5,8 +5,9 @@
 //! The reader takes every block of the reply, as vLLM's `hermes` parser and llama.cpp's Hermes 2
 //! Pro style take them (`<tool_call>(.*?)</tool_call>`, and an unclosed last block), with these
 //! differences: a block's end is read after its JSON, so a `</tool_call>` inside a JSON string
-//! does not end it; blocks inside `<think>…</think>` (Qwen3's and DeepSeek-R1's reasoning, which
-//! a reply may start inside when the chat template opened it) are no calls; `arguments` given as
+//! does not end it; blocks inside the reasoning a reply starts with (Qwen3's and DeepSeek-R1's
+//! `<think>…</think>`, or up to a first `</think>` where the chat template opened the tag, as
+//! vLLM's `qwen3` reasoning parser reads it) are no calls, and a think tag anywhere else is text; `arguments` given as
 //! a JSON string are the object it holds. Names go through the name map; arguments are read as
 //! the prompt listed them: only a wrapped root (`input`) is unwrapped, and no provider's value
 //! rewrite (Gemini's string enums) is undone, as the prompt never made one.
@@ -52,38 +53,39 @@ pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
     let _budget = crate::naming::SuggestionBudget::start();
     let mut calls = Vec::new();
     let mut text = String::with_capacity(reply.len());
-    let mut rest = reply;
-    // A reply that starts inside reasoning the template opened (`<think>\n` in the generation
-    // prompt): up to the first `</think>`, when no `<think>` comes before it.
-    if let Some(end) = rest.find(THINK_CLOSE).filter(|&end| !rest[..end].contains(THINK_OPEN)) {
-        let end = end + THINK_CLOSE.len();
-        text.push_str(&rest[..end]);
-        rest = &rest[end..];
+    let end = reasoning_end(reply, map);
+    text.push_str(&reply[..end]);
+    let mut rest = &reply[end..];
+    while let Some(at) = rest.find(OPEN) {
+        text.push_str(&rest[..at]);
+        let (call, used) = read_block(&rest[at + OPEN.len()..], calls.len(), map);
+        calls.push(call);
+        rest = &rest[at + OPEN.len() + used..];
     }
-    loop {
-        let think = rest.find(THINK_OPEN);
-        match rest.find(OPEN) {
-            Some(at) if think.is_none_or(|t| at < t) => {
-                text.push_str(&rest[..at]);
-                let (call, used) = read_block(&rest[at + OPEN.len()..], calls.len(), map);
-                calls.push(call);
-                rest = &rest[at + OPEN.len() + used..];
-            }
-            _ => match think {
-                Some(t) => {
-                    // Reasoning, kept as text; unclosed, the rest of the reply.
-                    let end = rest[t..].find(THINK_CLOSE).map_or(rest.len(), |e| t + e + THINK_CLOSE.len());
-                    text.push_str(&rest[..end]);
-                    rest = &rest[end..];
-                }
-                None => {
-                    text.push_str(rest);
-                    break;
-                }
-            },
+    text.push_str(rest);
+    TextReply { calls, text: text.trim().owned() }
+}
+
+/// Where the reasoning a reply starts with ends (`0` for none), as vLLM's `qwen3` reasoning
+/// parser reads it: a `<think>` at the start (after blanks) to its first `</think>`, or, where
+/// the chat template opened the tag, the text before a first `</think>`; with no `</think>`,
+/// none. A `</think>` inside a `<tool_call>` block (in a JSON string) ends no reasoning: the
+/// reply has none then.
+fn reasoning_end(reply: &str, map: Option<&NameMap>) -> usize {
+    let Some(close) = reply.find(THINK_CLOSE) else { return 0 };
+    let end = close + THINK_CLOSE.len();
+    if reply.trim_start().starts_with(THINK_OPEN) {
+        return end;
+    }
+    let mut from = 0;
+    while let Some(at) = reply[from..].find(OPEN).map(|a| from + a).filter(|&a| a < close) {
+        let body = at + OPEN.len();
+        from = body + read_block(&reply[body..], 0, map).1;
+        if from > close {
+            return 0;
         }
     }
-    TextReply { calls, text: text.trim().owned() }
+    end
 }
 
 /// The call of the block whose text (after `<tool_call>`) starts `body`, and how many bytes of
@@ -274,8 +276,24 @@ mod tests {
         // Opened by the template: the reply starts inside it.
         let r = read(&format!("maybe {fake}\n</think>\n\n{fake}"));
         assert_eq!(r.calls.len(), 1);
-        // Unclosed: all of the rest is reasoning.
-        assert!(read(&format!("<think>{fake}")).calls.is_empty());
+        // Unclosed, there is none (vLLM's `qwen3` reads it all as content).
+        assert_eq!(read(&format!("<think>{fake}")).calls.len(), 1);
+    }
+
+    /// Only the start of a reply is reasoning: a `</think>` inside a block's JSON string, or a
+    /// `<think>` later in the text, hides no call.
+    #[test]
+    fn think_tags_outside_the_reasoning_hide_no_call() {
+        let say = |s: &str| format!("<tool_call>{{\"name\":\"mcp__docs__echo\",\"arguments\":{{\"text\":\"{s}\"}}}}</tool_call>");
+        let r = read(&format!("{}\n{}", say("</think>"), say("b")));
+        assert_eq!(r.calls.iter().map(|c| &ok(c).2["text"]).collect::<Vec<_>>(), [&json!("</think>"), &json!("b")]);
+        assert_eq!(r.text, "");
+        let r = read(&format!("A helper that removes the <think> section.\n{}\nand <think>\n{}", say("a"), say("b")));
+        assert_eq!(r.calls.len(), 2);
+        assert_eq!(r.text, "A helper that removes the <think> section.\n\nand <think>");
+        // After the reasoning, a `<think>` in an argument is the argument.
+        let r = read(&format!("<think>\nok\n</think>\n\n{}", say("<think>")));
+        assert_eq!((ok(&r.calls[0]).2, r.text.as_str()), (&json!({"text": "<think>"}), "<think>\nok\n</think>"));
     }
 
     #[test]

@@ -87,6 +87,19 @@ test("parseTextToolCalls: a NameMap, its JSON or none; the calls' shape is parse
   assert.throws(() => parseTextToolCalls(reply, map), { code: "INVALID_INPUT" });
 });
 
+test("parseTextToolCalls: only the reasoning a reply starts with hides calls; think tags elsewhere hide none", () => {
+  const call = (content) => `<tool_call>\n{"name": "write_file", "arguments": {"content": ${JSON.stringify(content)}}}\n</tool_call>`;
+  const contents = (r) => r.calls.map((c) => c.arguments.content);
+  // A call writing `</think>` (and the one after it), prose naming `<think>` before a call.
+  const both = parseTextToolCalls(`${call('s.split("</think>")')}\n${call("y")}`);
+  assert.deepEqual([contents(both), both.text], [['s.split("</think>")', "y"], ""]);
+  const prose = parseTextToolCalls(`I will write a helper that removes the <think> section.\n${call("x")}`);
+  assert.deepEqual([contents(prose), prose.text], [["x"], "I will write a helper that removes the <think> section."]);
+  // Reasoning the template opened, then a call.
+  const opened = parseTextToolCalls(`maybe ${call("no")}\n</think>\n\n${call("yes")}`);
+  assert.deepEqual(contents(opened), ["yes"]);
+});
+
 test("textToolResults: one <tool_response> block per result, as flattenContent writes it; the prompt says so", () => {
   const ok = { content: [{ type: "text", text: "x".repeat(50) }] };
   const err = { content: [{ type: "text", text: "no such file" }], isError: true };
