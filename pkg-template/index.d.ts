@@ -2050,7 +2050,9 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * (else it is a call with the error `INVALID_JSON`); blocks inside the reasoning the reply starts with are no calls,
  * as vLLM's `qwen3` reasoning parser reads it: a `<think>...</think>` at the start (Qwen3's and DeepSeek-R1's
  * reasoning), or the text before a first `</think>` where the chat template opened the tag (unless that `</think>` is
- * inside a block's JSON); with no `</think>` there is no reasoning, and a think tag anywhere else is text. A block that is not a JSON object is a call with no name and `INVALID_JSON`;
+ * inside a block's JSON); with no `</think>` there is no reasoning, and a think tag anywhere else is text. Only a `<tool_call>` followed (after blanks) by `{` opens a block, as in llama.cpp: the tag named in prose is
+ * text. A block whose JSON does not end (or is not valid) is a call with no name and `INVALID_JSON`, up to its
+ * `</tool_call>`, the next block or the end, so it takes no later block;
  * a name the map does not know, or none, is `UNKNOWN_TOOL_NAME`; arguments that are no object, `INVALID_ARGUMENTS`.
  *
  * The map is the one of the prompt's names: `NameMap.fromTools(tools, provider, options)` with the tools and options

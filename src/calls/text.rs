@@ -46,23 +46,25 @@ impl TextReply {
 /// Reads the `<tool_call>` blocks of a model's reply (see the module's doc). Each block holds
 /// `{"name": ..., "arguments": {...}}` (`parameters` is read where there is no `arguments`);
 /// calls get the ids `call_0`, `call_1`… in order, which no result needs in text, as Ollama's
-/// calls sent without ids get them. A block that is not a JSON object (or is cut short) is a
-/// call with no name and an `INVALID_JSON` error; a name the map does not know is
+/// calls sent without ids get them. A block opens with a `<tool_call>` followed by `{` (another
+/// is text); one that is not valid JSON (or is cut short) is a call with no name and an
+/// `INVALID_JSON` error; a name the map does not know is
 /// `UNKNOWN_TOOL_NAME`, arguments that are no object `INVALID_ARGUMENTS`.
 pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
     let _budget = crate::naming::SuggestionBudget::start();
     let mut calls = Vec::new();
     let mut text = String::with_capacity(reply.len());
-    let end = reasoning_end(reply, map);
-    text.push_str(&reply[..end]);
-    let mut rest = &reply[end..];
-    while let Some(at) = rest.find(OPEN) {
-        text.push_str(&rest[..at]);
-        let (call, used) = read_block(&rest[at + OPEN.len()..], calls.len(), map);
+    let mut pos = reasoning_end(reply);
+    text.push_str(&reply[..pos]);
+    let mut open = next_open(reply, pos);
+    while let Some(at) = open {
+        text.push_str(&reply[pos..at]);
+        let (call, end, next) = read_block(reply, at, calls.len(), map);
         calls.push(call);
-        rest = &rest[at + OPEN.len() + used..];
+        pos = end;
+        open = next.filter(|&n| n >= end).or_else(|| next_open(reply, end));
     }
-    text.push_str(rest);
+    text.push_str(&reply[pos..]);
     TextReply { calls, text: text.trim().owned() }
 }
 
@@ -71,27 +73,45 @@ pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
 /// the chat template opened the tag, the text before a first `</think>`; with no `</think>`,
 /// none. A `</think>` inside a `<tool_call>` block (in a JSON string) ends no reasoning: the
 /// reply has none then.
-fn reasoning_end(reply: &str, map: Option<&NameMap>) -> usize {
+fn reasoning_end(reply: &str) -> usize {
     let Some(close) = reply.find(THINK_CLOSE) else { return 0 };
     let end = close + THINK_CLOSE.len();
     if reply.trim_start().starts_with(THINK_OPEN) {
         return end;
     }
-    let mut from = 0;
-    while let Some(at) = reply[from..].find(OPEN).map(|a| from + a).filter(|&a| a < close) {
-        let body = at + OPEN.len();
-        from = body + read_block(&reply[body..], 0, map).1;
-        if from > close {
+    let mut open = next_open(reply, 0);
+    while let Some(at) = open.filter(|&a| a < close) {
+        let (_, block_end, next) = read_block(reply, at, 0, None);
+        if block_end > close {
             return 0;
         }
+        open = next.filter(|&n| n >= block_end).or_else(|| next_open(reply, block_end));
     }
     end
 }
 
-/// The call of the block whose text (after `<tool_call>`) starts `body`, and how many bytes of
-/// `body` the block takes: its JSON object and the `</tool_call>` after it (blanks around), or,
-/// where no JSON object ends, up to the first `</tool_call>` or the end.
-fn read_block(body: &str, n: usize, map: Option<&NameMap>) -> (ToolCall, usize) {
+/// Where the first block at or after `from` opens: a `<tool_call>` followed (after blanks) by
+/// the `{` of its JSON, as llama.cpp's Hermes 2 Pro parser finds calls. Another `<tool_call>`
+/// (the tag named in prose) is text.
+fn next_open(reply: &str, mut from: usize) -> Option<usize> {
+    while let Some(at) = reply[from..].find(OPEN).map(|a| from + a) {
+        from = at + OPEN.len();
+        if reply[from..].trim_start().starts_with('{') {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The call of the block opening at `at` (see [`next_open`]), where the block ends in `reply`,
+/// and where the next block opens after `at` (found to bound this one). A block is its JSON
+/// object and the `</tool_call>` after it (blanks around); where no JSON object ends, it is up
+/// to the first `</tool_call>`, the next block or the end, so a broken block takes no later one.
+fn read_block(reply: &str, at: usize, n: usize, map: Option<&NameMap>) -> (ToolCall, usize, Option<usize>) {
+    let body_at = at + OPEN.len();
+    let body = &reply[body_at..];
+    let next = next_open(reply, body_at);
+    let bound = next.map_or(body.len(), |n| n - body_at);
     let start = body.len() - body.trim_start().len();
     let after_close = |from: usize| {
         let tail = &body[from..];
@@ -101,9 +121,9 @@ fn read_block(body: &str, n: usize, map: Option<&NameMap>) -> (ToolCall, usize) 
             false => from,
         }
     };
-    let to_close = || body.find(CLOSE).map_or(body.len(), |c| c + CLOSE.len());
+    let to_close = || body[..bound].find(CLOSE).map_or(bound, |c| c + CLOSE.len());
     let id = format!("call_{n}");
-    match object_end(&body[start..]) {
+    let (call, used) = match object_end(&body[start..]) {
         Some(len) => {
             let json = &body[start..start + len];
             let used = after_close(start + len);
@@ -123,13 +143,10 @@ fn read_block(body: &str, n: usize, map: Option<&NameMap>) -> (ToolCall, usize) 
         None => {
             let used = to_close();
             let inner = body[..used].strip_suffix(CLOSE).unwrap_or(&body[..used]).trim();
-            let why = match inner.starts_with('{') {
-                true => "is cut short (its JSON object does not end)",
-                false => "is not a JSON object",
-            };
-            (broken(id, why, inner), used)
+            (broken(id, "is cut short (its JSON object does not end)", inner), used)
         }
-    }
+    };
+    (call, body_at + used, next)
 }
 
 /// A call whose block could not be read.
@@ -167,7 +184,8 @@ fn text_call(id: String, name: String, args: Option<&Value>, map: Option<&NameMa
 }
 
 /// The length of the JSON object `s` starts with (`{` to its `}`, strings and escapes read), or
-/// `None` where `s` starts with none or it does not end.
+/// `None` where `s` starts with none or it does not end: at the end of `s`, or at a `<` outside
+/// a string (no JSON holds one: the next block's tag), so a broken block is not read past it.
 fn object_end(s: &str) -> Option<usize> {
     if !s.starts_with('{') {
         return None;
@@ -185,6 +203,7 @@ fn object_end(s: &str) -> Option<usize> {
         }
         match b {
             b'"' => in_string = true,
+            b'<' => return None,
             b'{' | b'[' => depth += 1,
             b'}' | b']' => {
                 depth = depth.saturating_sub(1);
@@ -296,6 +315,23 @@ mod tests {
         assert_eq!((ok(&r.calls[0]).2, r.text.as_str()), (&json!({"text": "<think>"}), "<think>\nok\n</think>"));
     }
 
+    /// A `<tool_call>` not followed by JSON is text (the tag named in prose), and a block whose
+    /// JSON does not end stops at the next block, which is read.
+    #[test]
+    fn a_tag_in_prose_or_a_broken_block_takes_no_later_block() {
+        let good = "<tool_call>{\"name\":\"mcp__docs__search\",\"arguments\":{\"q\":\"b\"}}</tool_call>";
+        let r = read(&format!("I'll answer with a <tool_call> block:\n{good}"));
+        assert_eq!((ok(&r.calls[0]).2, r.text.as_str()), (&json!({"q": "b"}), "I'll answer with a <tool_call> block:"));
+        let prose = "To use a tool I write <tool_call> followed by JSON, or <tool_call>name()</tool_call>. The answer is 4.";
+        assert_eq!(read(prose), TextReply { calls: Vec::new(), text: prose.owned() });
+        for broken in ["{\"name\":\"mcp__docs__search\",\"arguments\":{\"q\":\"a\"}\n", "{\"name\":\"mcp__docs__search\",\"arguments\":{\"q\":\"a,}}\n", "{\"name\":\"mcp__docs__search\",\"arguments\":{\"q\":\"a\",}}\n"] {
+            let r = read(&format!("<tool_call>{broken}{good}"));
+            assert_eq!(r.calls.len(), 2, "{broken}");
+            assert_eq!(r.calls[0].error.as_ref().map(|e| e.code), Some("INVALID_JSON"), "{broken}");
+            assert_eq!(ok(&r.calls[1]).2, &json!({"q": "b"}));
+        }
+    }
+
     #[test]
     fn bad_blocks_names_and_arguments_are_errors_on_their_calls() {
         let r = read(concat!(
@@ -303,13 +339,12 @@ mod tests {
             "<tool_call>{\"name\":\"mcp__docs__nope\",\"arguments\":{}}</tool_call>",
             "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":[1]}</tool_call>",
             "<tool_call>{\"arguments\":{}}</tool_call>",
-            "<tool_call>mcp__docs__echo()</tool_call>",
             "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":\"{\\\"a\\\":1}\"}</tool_call>",
         ));
         let codes: Vec<&str> = r.calls.iter().map(|c| c.error.as_ref().map_or("ok", |e| e.code)).collect();
-        assert_eq!(codes, ["INVALID_JSON", "UNKNOWN_TOOL_NAME", "INVALID_ARGUMENTS", "UNKNOWN_TOOL_NAME", "INVALID_JSON", "ok"]);
+        assert_eq!(codes, ["INVALID_JSON", "UNKNOWN_TOOL_NAME", "INVALID_ARGUMENTS", "UNKNOWN_TOOL_NAME", "ok"]);
         // Arguments as a JSON string are the object it holds.
-        assert_eq!(r.calls[5].arguments, json!({"a": 1}));
+        assert_eq!(r.calls[4].arguments, json!({"a": 1}));
         assert!(r.calls.iter().all(|c| c.error.is_none() || c.arguments.is_null()));
     }
 

@@ -100,6 +100,16 @@ test("parseTextToolCalls: only the reasoning a reply starts with hides calls; th
   assert.deepEqual(contents(opened), ["yes"]);
 });
 
+test("parseTextToolCalls: the tag named in prose is text; a broken block takes no later block", () => {
+  const good = '<tool_call>{"name":"search","arguments":{"q":"b"}}</tool_call>';
+  const prose = parseTextToolCalls(`I'll answer with a <tool_call> block:\n${good}`);
+  assert.deepEqual([prose.calls.map((c) => c.arguments), prose.text], [[{ q: "b" }], "I'll answer with a <tool_call> block:"]);
+  const none = "To use a tool I write <tool_call> followed by JSON. Here I need none: the answer is 4.";
+  assert.deepEqual(parseTextToolCalls(none), { calls: [], text: none });
+  const swallow = parseTextToolCalls(`<tool_call>{"name":"search","arguments":{"q":"a"}\n${good}`);
+  assert.deepEqual(swallow.calls.map((c) => c.error?.code ?? c.arguments), ["INVALID_JSON", { q: "b" }]);
+});
+
 test("textToolResults: one <tool_response> block per result, as flattenContent writes it; the prompt says so", () => {
   const ok = { content: [{ type: "text", text: "x".repeat(50) }] };
   const err = { content: [{ type: "text", text: "no such file" }], isError: true };
