@@ -2037,7 +2037,7 @@ export function toolsSystemPrompt(tools: readonly McpTool[] | { tools: readonly 
 export interface TextToolCalls<A extends JsonValue = JsonValue> {
   /** Every `<tool_call>` block's call, in order, as {@link parseToolCalls} gives calls (`id` `call_0`, `call_1`...). */
   calls: ToolCall<A>[];
-  /** The reply without its `<tool_call>` blocks, trimmed; `<think>` reasoning is kept as it was. */
+  /** The reply without its `<tool_call>` blocks (and a fence holding only blocks), trimmed; `<think>` reasoning is kept as it was. */
   text: string;
 }
 
@@ -2051,8 +2051,10 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * as vLLM's `qwen3` reasoning parser reads it: a `<think>...</think>` at the start (Qwen3's and DeepSeek-R1's
  * reasoning), or the text before a first `</think>` where the chat template opened the tag (unless that `</think>` is
  * inside a block's JSON); with no `</think>` there is no reasoning, and a think tag anywhere else is text. Only a `<tool_call>` followed (after blanks) by `{` opens a block, as in llama.cpp: the tag named in prose is
- * text. A block whose JSON does not end (or is not valid) is a call with no name and `INVALID_JSON`, up to its
- * `</tool_call>`, the next block or the end, so it takes no later block;
+ * text. A block whose JSON does not end (or is not valid) is a call with `INVALID_JSON` (and the tool it names, where
+ * its `"name"` can be read), up to its `</tool_call>`, the next block or the end, so it takes no later block. Each JSON
+ * object of a block is a call; text after them before the `</tool_call>` is `INVALID_JSON` on the call, not reply
+ * text; a ```` ``` ```` fence holding only blocks is left out of `text` with them;
  * a name the map does not know, or none, is `UNKNOWN_TOOL_NAME`; arguments that are no object, `INVALID_ARGUMENTS`.
  *
  * The map is the one of the prompt's names: `NameMap.fromTools(tools, provider, options)` with the tools and options

@@ -26,6 +26,7 @@ const OPEN: &str = "<tool_call>";
 const CLOSE: &str = "</tool_call>";
 const THINK_OPEN: &str = "<think>";
 const THINK_CLOSE: &str = "</think>";
+const FENCE: &str = "```";
 
 /// A reply read: its calls, in order, and its text outside the `<tool_call>` blocks.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,8 +48,10 @@ impl TextReply {
 /// `{"name": ..., "arguments": {...}}` (`parameters` is read where there is no `arguments`);
 /// calls get the ids `call_0`, `call_1`… in order, which no result needs in text, as Ollama's
 /// calls sent without ids get them. A block opens with a `<tool_call>` followed by `{` (another
-/// is text); one that is not valid JSON (or is cut short) is a call with no name and an
-/// `INVALID_JSON` error; a name the map does not know is
+/// is text); each JSON object in it is a call; one that is not valid JSON (or is cut short), or
+/// is followed by other text in the block, is a call with an `INVALID_JSON` error (and the
+/// tool it names, where its `"name"` can be read); a ``` fence holding only blocks goes with
+/// them; a name the map does not know is
 /// `UNKNOWN_TOOL_NAME`, arguments that are no object `INVALID_ARGUMENTS`.
 pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
     let _budget = crate::naming::SuggestionBudget::start();
@@ -57,12 +60,26 @@ pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
     let mut pos = reasoning_end(reply);
     text.push_str(&reply[..pos]);
     let mut open = next_open(reply, pos);
+    // Where in `text` the ``` fence opened that the blocks read last stand in.
+    let mut fence = None;
     while let Some(at) = open {
-        text.push_str(&reply[pos..at]);
-        let (call, end, next) = read_block(reply, at, calls.len(), map);
-        calls.push(call);
+        let before = &reply[pos..at];
+        if fence.is_none() || !before.trim().is_empty() {
+            fence = fence_open(before).map(|f| text.len() + f);
+        }
+        text.push_str(before);
+        let (end, next) = read_block(reply, at, &mut calls, map);
         pos = end;
-        open = next.filter(|&n| n >= end).or_else(|| next_open(reply, end));
+        if let Some(f) = fence {
+            let tail = &reply[pos..];
+            let blank = tail.len() - tail.trim_start().len();
+            if tail[blank..].starts_with(FENCE) {
+                text.truncate(f);
+                pos += blank + FENCE.len();
+                fence = None;
+            }
+        }
+        open = next.filter(|&n| n >= pos).or_else(|| next_open(reply, pos));
     }
     text.push_str(&reply[pos..]);
     TextReply { calls, text: text.trim().owned() }
@@ -81,7 +98,7 @@ fn reasoning_end(reply: &str) -> usize {
     }
     let mut open = next_open(reply, 0);
     while let Some(at) = open.filter(|&a| a < close) {
-        let (_, block_end, next) = read_block(reply, at, 0, None);
+        let (block_end, next) = read_block(reply, at, &mut Vec::new(), None);
         if block_end > close {
             return 0;
         }
@@ -103,57 +120,94 @@ fn next_open(reply: &str, mut from: usize) -> Option<usize> {
     None
 }
 
-/// The call of the block opening at `at` (see [`next_open`]), where the block ends in `reply`,
-/// and where the next block opens after `at` (found to bound this one). A block is its JSON
-/// object and the `</tool_call>` after it (blanks around); where no JSON object ends, it is up
-/// to the first `</tool_call>`, the next block or the end, so a broken block takes no later one.
-fn read_block(reply: &str, at: usize, n: usize, map: Option<&NameMap>) -> (ToolCall, usize, Option<usize>) {
+/// Reads the block opening at `at` (see [`next_open`]) into `calls`: where the block ends in
+/// `reply`, and where the next block opens after `at` (found to bound this one). A block is its
+/// JSON object, or several (one call each), and the `</tool_call>` after them, blanks around;
+/// text between the JSON and the `</tool_call>` is an error on the call. Where no JSON object
+/// ends, the block is up to the first `</tool_call>`, the next block or the end, so a broken
+/// block takes no later one; a block left open ends after its JSON.
+fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&NameMap>) -> (usize, Option<usize>) {
     let body_at = at + OPEN.len();
     let body = &reply[body_at..];
     let next = next_open(reply, body_at);
     let bound = next.map_or(body.len(), |n| n - body_at);
-    let start = body.len() - body.trim_start().len();
-    let after_close = |from: usize| {
-        let tail = &body[from..];
-        let blank = tail.len() - tail.trim_start().len();
-        match tail[blank..].starts_with(CLOSE) {
-            true => from + blank + CLOSE.len(),
-            false => from,
+    let blanks = |from: usize| from + body[from..].len() - body[from..].trim_start().len();
+    let to_close = |from: usize| body[from..bound.max(from)].find(CLOSE).map(|c| from + c + CLOSE.len());
+    let mut from = blanks(0);
+    loop {
+        let id = format!("call_{}", calls.len());
+        let Some(len) = object_end(&body[from..]) else {
+            let used = to_close(from).unwrap_or(bound.max(from));
+            let inner = body[from..used].strip_suffix(CLOSE).unwrap_or(&body[from..used]).trim();
+            calls.push(broken(id, "is cut short (its JSON object does not end)", inner, map));
+            return (body_at + used, next);
+        };
+        let json = &body[from..from + len];
+        let mut call = match crate::model::read_json_repaired(json) {
+            Ok(Value::Object(o)) => {
+                let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
+                let args = o.get("arguments").or_else(|| o.get("parameters"));
+                text_call(id, name, args, map)
+            }
+            Ok(_) => broken(id, "is not a JSON object", json, map),
+            Err(e) => {
+                let e = e.into_error("the tool call", |e| crate::error::Error::new(ErrorCode::InvalidJson, e.to_string()));
+                broken(id, &format!("is not valid JSON ({})", e.message), json, map)
+            }
+        };
+        let json_end = from + len;
+        from = blanks(json_end);
+        if body[from..].starts_with('{') {
+            calls.push(call);
+            continue;
         }
-    };
-    let to_close = || body[..bound].find(CLOSE).map_or(bound, |c| c + CLOSE.len());
-    let id = format!("call_{n}");
-    let (call, used) = match object_end(&body[start..]) {
-        Some(len) => {
-            let json = &body[start..start + len];
-            let used = after_close(start + len);
-            match crate::model::read_json_repaired(json) {
-                Ok(Value::Object(o)) => {
-                    let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
-                    let args = o.get("arguments").or_else(|| o.get("parameters"));
-                    (text_call(id, name, args, map), used)
+        if body[from..].starts_with(CLOSE) {
+            calls.push(call);
+            return (body_at + from + CLOSE.len(), next);
+        }
+        match to_close(from) {
+            Some(used) => {
+                let rest = body[from..used - CLOSE.len()].trim();
+                if call.error.is_none() {
+                    call.arguments = Value::Null;
+                    call.error = Some(CallError { code: ErrorCode::InvalidJson.as_str(), message: format!("the <tool_call> block has text after its JSON object: {}", preview(rest)) });
                 }
-                Ok(_) => (broken(id, "is not a JSON object", json), used),
-                Err(e) => {
-                    let e = e.into_error("the tool call", |e| crate::error::Error::new(ErrorCode::InvalidJson, e.to_string()));
-                    (broken(id, &format!("is not valid JSON ({})", e.message), json), to_close().max(used))
-                }
+                calls.push(call);
+                return (body_at + used, next);
+            }
+            None => {
+                calls.push(call);
+                return (body_at + json_end, next);
             }
         }
-        None => {
-            let used = to_close();
-            let inner = body[..used].strip_suffix(CLOSE).unwrap_or(&body[..used]).trim();
-            (broken(id, "is cut short (its JSON object does not end)", inner), used)
-        }
-    };
-    (call, body_at + used, next)
+    }
 }
 
-/// A call whose block could not be read.
-fn broken(id: String, why: &str, block: &str) -> ToolCall {
-    let mut call = resolve(Some(id), String::new(), super::RawArgs::Json(Value::Null), None);
+/// Where the ``` fence (with its language) that `before`, the text before a block, ends with
+/// starts in it.
+fn fence_open(before: &str) -> Option<usize> {
+    let t = before.trim_end().trim_end_matches(|c: char| c.is_ascii_alphanumeric());
+    t.strip_suffix(FENCE).map(str::len)
+}
+
+/// A call whose block could not be read: the tool named, where its `"name"` can be read, with
+/// an `INVALID_JSON` error.
+fn broken(id: String, why: &str, block: &str, map: Option<&NameMap>) -> ToolCall {
+    let mut call = match name_in(block) {
+        Some(name) => text_call(id, name, None, map),
+        None => resolve(Some(id), String::new(), super::RawArgs::Json(Value::Null), None),
+    };
+    call.arguments = Value::Null;
     call.error = Some(CallError { code: ErrorCode::InvalidJson.as_str(), message: format!("the <tool_call> block {why}: {}", preview(block)) });
     call
+}
+
+/// The string of the first `"name"` key of a block's text, where it can be read.
+fn name_in(block: &str) -> Option<String> {
+    let at = block.find("\"name\"")? + "\"name\"".len();
+    let value = block[at..].trim_start().strip_prefix(':')?.trim_start();
+    let name = serde_json::Deserializer::from_str(value).into_iter::<String>().next()?.ok()?;
+    (!name.is_empty()).then_some(name)
 }
 
 /// A call of a block, its name through the map and its arguments as the prompt listed them: a
@@ -330,6 +384,37 @@ mod tests {
             assert_eq!(r.calls[0].error.as_ref().map(|e| e.code), Some("INVALID_JSON"), "{broken}");
             assert_eq!(ok(&r.calls[1]).2, &json!({"q": "b"}));
         }
+    }
+
+    /// What a block holds besides its JSON object is the block's: a second object is a call,
+    /// other text an error on the call; a fence around blocks goes with them.
+    #[test]
+    fn all_a_block_holds_is_read_and_a_fence_goes_with_it() {
+        let obj = |q: &str| format!("{{\"name\":\"mcp__docs__search\",\"arguments\":{{\"q\":\"{q}\"}}}}");
+        let r = read(&format!("<tool_call>\n{}\n{}\n</tool_call>\nok", obj("a"), obj("b")));
+        assert_eq!(r.calls.iter().map(|c| ok(c).2.clone()).collect::<Vec<_>>(), [json!({"q": "a"}), json!({"q": "b"})]);
+        assert_eq!((r.calls[1].id.as_deref(), r.text.as_str()), (Some("call_1"), "ok"));
+        let r = read(&format!("<tool_call>{} extra</tool_call>after", obj("a")));
+        let e = r.calls[0].error.as_ref().unwrap();
+        assert_eq!((e.code, e.message.as_str(), r.text.as_str()), ("INVALID_JSON", "the <tool_call> block has text after its JSON object: extra", "after"));
+        assert_eq!((r.calls[0].tool.as_str(), &r.calls[0].arguments), ("search", &Value::Null));
+        // Left open, the text after the JSON is the reply's.
+        assert_eq!(read(&format!("<tool_call>{}\nDone.", obj("a"))).text, "Done.");
+        for fenced in [format!("```json\n<tool_call>\n{}\n</tool_call>\n```", obj("a")), format!("```\n<tool_call>{}</tool_call>\n<tool_call>{}</tool_call>\n```", obj("a"), obj("b"))] {
+            let r = read(&format!("Here:\n{fenced}\nDone."));
+            assert!(r.calls.iter().all(|c| c.error.is_none()), "{r:?}");
+            assert_eq!(r.text, "Here:\n\nDone.");
+        }
+        // A fence that holds more than the blocks stays.
+        assert_eq!(read(&format!("```\n<tool_call>{}</tool_call>\nx\n```", obj("a"))).text, "```\n\nx\n```");
+    }
+
+    /// A block that is not valid JSON keeps the tool name it gives, where it can be read.
+    #[test]
+    fn a_broken_block_keeps_its_tool_name() {
+        let r = read("<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": 'x'}}</tool_call><tool_call>{\"name\": \"mcp__docs__echo\", \"arguments\": {\"q\": \"x");
+        let got: Vec<_> = r.calls.iter().map(|c| (c.provider_name.as_str(), c.tool.as_str(), c.error.as_ref().unwrap().code, &c.arguments)).collect();
+        assert_eq!(got, [("mcp__docs__search", "search", "INVALID_JSON", &Value::Null), ("mcp__docs__echo", "echo", "INVALID_JSON", &Value::Null)]);
     }
 
     #[test]

@@ -110,6 +110,17 @@ test("parseTextToolCalls: the tag named in prose is text; a broken block takes n
   assert.deepEqual(swallow.calls.map((c) => c.error?.code ?? c.arguments), ["INVALID_JSON", { q: "b" }]);
 });
 
+test("parseTextToolCalls: all a block holds is read, and a fence around blocks goes with them", () => {
+  const obj = (q) => JSON.stringify({ name: "search", arguments: { q } });
+  const two = parseTextToolCalls(`<tool_call>\n${obj("a")}\n${obj("b")}\n</tool_call>`);
+  assert.deepEqual([two.calls.map((c) => c.arguments), two.text], [[{ q: "a" }, { q: "b" }], ""]);
+  const junk = parseTextToolCalls(`<tool_call>${obj("a")} extra</tool_call>after`);
+  assert.deepEqual([junk.calls[0].tool, junk.calls[0].error.code, junk.text], ["search", "INVALID_JSON", "after"]);
+  const fenced = parseTextToolCalls(`Here:\n\`\`\`json\n<tool_call>\n${obj("b")}\n</tool_call>\n\`\`\`\nDone.`);
+  assert.deepEqual([fenced.calls.map((c) => c.arguments), fenced.text], [[{ q: "b" }], "Here:\n\nDone."]);
+  assert.equal(parseTextToolCalls(`<tool_call>{"name": "search", "arguments": {"q": 'x'}}</tool_call>`).calls[0].providerName, "search");
+});
+
 test("textToolResults: one <tool_response> block per result, as flattenContent writes it; the prompt says so", () => {
   const ok = { content: [{ type: "text", text: "x".repeat(50) }] };
   const err = { content: [{ type: "text", text: "no such file" }], isError: true };
