@@ -2329,7 +2329,8 @@ export interface McpClientOptions {
    * the checker's bounds is accepted. Not while the server has announced a changed tool list not listed since,
    * or the session is a new one since the listing. A 2026-07-28 listing past its `ttlMs` ({@link McpClient.toolsStale};
    * with `0`, the SDKs' default, at once) is checked all the same, but may be older than the tool: a result it
-   * refuses is checked again against the tools listed once more (within the call's `timeoutMs` and `signal`),
+   * refuses is checked again against the tools listed once more (within the call's `timeoutMs`, `signal` and what
+   * is left of its `maxTotalTimeoutMs`: `TIMEOUT` or `ABORTED`, as for the call, if they end it meanwhile),
    * refused if that schema refuses it too, accepted if the tool is gone or has no `outputSchema` now, and refused
    * with the first check's error (its message saying the listing failed) if that listing fails. Later calls are
    * checked against the new listing; `toolsStale` stays `true` (the app's tools are still the old ones).

@@ -1795,31 +1795,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Err(e) if modern && !reissued && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) => reissued = true,
                 // A call refused for its headers (-32020): the tool's schema (its `x-mcp-header`
                 // marks) may have changed since the last listing, or there was none. Listed again
-                // (within the call's timeout and cancellation) and sent once more, with what its
-                // rounds have gathered so far.
+                // ([`Client::relist_tools`]; the request's total bounds it already) and sent once
+                // more, with what its rounds have gathered so far.
                 Err(e) if modern && method == "tools/call" && !relisted && rpc_code(&e) == Some(-32020) => {
                     relisted = true;
-                    let mut relist = CallOptions { timeout_ms: opts.timeout_ms, cancel: opts.cancel.take(), ..CallOptions::default() };
-                    let listed = {
-                        // Boxed: a listing is made of requests, of which this is one.
-                        let listing: Pin<Box<dyn Future<Output = Result<Vec<Value>>> + '_>> = Box::pin(self.list_all("tools/list", Value::Null, &mut relist));
-                        listing.await
-                    };
-                    opts.cancel = relist.cancel.take();
-                    match listed {
-                        // The call's own deadline or cancellation, met while listing.
-                        Err(l) if matches!(l.code, ErrorCode::Timeout | ErrorCode::Aborted) => return Err(l),
+                    match self.relist_tools(opts, None).await? {
                         // The server's refusal of the call is what the app can act on.
                         Err(l) => {
                             let mut e = e;
                             e.message = format!("{}; listing the tools again to send it once more failed: {}", e.message, l.message);
                             return Err(e);
                         }
-                        Ok(_) => {}
+                        // The server's tools are not those of the app's last listTools() (which
+                        // it may have given a model): that listing is stale now
+                        // ([`Client::tools_expired`]).
+                        Ok(_) => self.tools_fresh_until.set(Some(0)),
                     }
-                    // The server's tools are not those of the app's last listTools() (which it may
-                    // have given a model): that listing is stale now ([`Client::tools_expired`]).
-                    self.tools_fresh_until.set(Some(0));
                     let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
                     if !self.header_params.borrow().contains_key(name) && self.dropped_tools.borrow().iter().any(|d| d["name"] == name) {
                         return Err(e);
@@ -3276,6 +3267,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Self::by_name(method)?;
         check_params_meta(&mut params)?;
         let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
+        let started = self.clock.now_ms();
         let mut result = self.request(method, params, opts).await?;
         // Asked by name, a listing is the server's answer: a name cut inside a character as read
         // (U+FFFD), not the mark the client's own listing leaves such a tool out by.
@@ -3287,7 +3279,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if result.get("task").is_some() && result.get("content").is_none() {
                 return Ok(result);
             }
-            return self.checked_result(tool.as_deref().unwrap_or_default(), result, opts).await;
+            return self.checked_result(tool.as_deref().unwrap_or_default(), result, started, opts).await;
         }
         match request_result_problem(method, &result) {
             Some((ty, problem)) => Err(Error::new(ErrorCode::Protocol, format!("{method}: the result is no {ty}: {problem}")).with_detail("result", result)),
@@ -3652,12 +3644,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// ([`Client::cancel_created_task`]). Tasks are 2025-11-25's: not used with a server of an
     /// earlier revision.
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
+        let started = self.clock.now_ms();
         let mut params = Map::new();
         params.put("name", string(name));
         params.put("arguments", if arguments.is_null() { Value::Object(Map::new()) } else { arguments });
         if self.is_modern() || !self.task_tools.borrow().contains(name) || !self.runs_tool_tasks() {
             let result = self.request("tools/call", Value::Object(params), opts).await?;
-            return self.checked_result(name, result, opts).await;
+            return self.checked_result(name, result, started, opts).await;
         }
         params.put("task", Value::Object(Map::new()));
         // The call's `_meta` goes with the call, not with the requests that follow the task.
@@ -3688,12 +3681,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let task_id = task.get("taskId").cloned();
                 let result = self.run_task(name, (&call, &handler_time), task, (deadline, pushed), total, opts).await?;
                 // The task exists: its result's errors carry its id as the others do.
-                self.checked_result(name, result, opts).await.map_err(|e| match task_id {
+                self.checked_result(name, result, started, opts).await.map_err(|e| match task_id {
                     Some(id) => e.with_detail("taskId", id),
                     None => e,
                 })
             }
-            _ => self.checked_result(name, result, opts).await,
+            _ => self.checked_result(name, result, started, opts).await,
         }
     }
 
@@ -3713,18 +3706,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// A 2026-07-28 listing past its `ttlMs` ([`Client::tools_expired`]) is checked all the same:
     /// the SDKs' default `ttlMs` is `0`, so skipping it would check no such server's results. Its
     /// schema may be out of date (the tool redeployed), so a result it refuses is checked again
-    /// against a fresh listing, made once within the call's `opts` (timeout, cancellation): refused
-    /// if that schema refuses it too, accepted if the tool is gone or has no `outputSchema` now,
-    /// and refused with the first check's error if the listing fails. The fresh listing's tools
-    /// become the client's, as a call refused for its headers has them (later calls are checked
-    /// against them); the app's listing stays stale.
+    /// against a fresh listing, made once within the call's `opts` (timeout, cancellation, what is
+    /// left of its total from `started`: [`Client::relist_tools`]): refused if that schema refuses
+    /// it too, accepted if the tool is gone or has no `outputSchema` now, and refused with the first
+    /// check's error if the listing fails. The fresh listing's tools become the client's, as a call
+    /// refused for its headers has them (later calls are checked against them); the app's listing
+    /// stays stale.
     ///
     /// First of all, a result must be a `CallToolResult` at all ([`call_result_problem`]): what is
     /// not is `PROTOCOL`, with the `result` as it came, never handed on as if it were one (a hub
     /// would give the model an empty text that is no error). One without `content` has `content:
     /// []` (the SDK's `CallToolResultSchema` defaults it so), an `isError` that is not a boolean
     /// is made one ([`crate::model::is_error_value`]), its other fields as they came.
-    async fn checked_result(&self, name: &str, mut result: Value, opts: &mut CallOptions) -> Result<Value> {
+    async fn checked_result(&self, name: &str, mut result: Value, started: u64, opts: &mut CallOptions) -> Result<Value> {
         if let Some(problem) = call_result_problem(&result) {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result is not a CallToolResult: {problem}"))
                 .with_tool(name)
@@ -3751,17 +3745,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if !self.tools_expired() {
             return Err(Self::output_error(name, violations, result));
         }
-        // Past its `ttlMs`, the listing may be older than the tool: listed again, once.
-        let mut relist = CallOptions { timeout_ms: opts.timeout_ms, cancel: opts.cancel.take(), ..CallOptions::default() };
-        let listed = {
-            let listing: Pin<Box<dyn Future<Output = Result<Vec<Value>>> + '_>> = Box::pin(self.list_all("tools/list", Value::Null, &mut relist));
-            listing.await
-        };
-        opts.cancel = relist.cancel.take();
-        match listed {
-            Ok(tools) => {
+        // Past its `ttlMs`, the listing may be older than the tool: listed again, once, within
+        // what is left of the call's total.
+        let total = opts.max_total_timeout_ms.map(|ms| (started, ms));
+        match self.relist_tools(opts, total).await? {
+            Ok(listing) => {
                 // The last of its entries with the name, as the client keeps them.
-                let schema = tools
+                let schema = listing
+                    .items
                     .iter()
                     .rev()
                     .filter(|t| t.get("name").and_then(Value::as_str) == Some(name))
@@ -3778,6 +3769,40 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 e.message = format!("{}; the tools' listing was past its ttlMs, and listing them again to check against a fresh one failed: {}", e.message, l.message);
                 Err(e)
             }
+        }
+    }
+
+    /// `tools/list` again for a call (one refused for its headers, a result its listed
+    /// `outputSchema` refuses), within the call's timeout and cancellation and, given `total`
+    /// (`(started, max_total_timeout_ms)` by [`Clock::now_ms`]), what is left of its total. The
+    /// call's own deadline or cancellation met while listing (`TIMEOUT`, `ABORTED`) is the call's
+    /// error, as it came; `Ok(Err)` is the listing's own failure, which the caller tells with the
+    /// call's error. The listing's tools become the client's, as another listing's do.
+    async fn relist_tools(&self, opts: &mut CallOptions, total: Option<(u64, u64)>) -> Result<Result<Listing>> {
+        let mut relist = CallOptions { timeout_ms: opts.timeout_ms, cancel: opts.cancel.take(), ..CallOptions::default() };
+        let listed = {
+            // Boxed: a listing is made of requests, of which a call is one.
+            let listing: Pin<Box<dyn Future<Output = Result<Listing>> + '_>> = Box::pin(self.list_fresh("tools/list", Value::Null, &mut relist));
+            match total {
+                None => listing.await,
+                Some((started, ms)) => {
+                    let sleep = self.clock.sleep(started.saturating_add(ms).saturating_sub(self.clock.now_ms()));
+                    pin_mut!(sleep);
+                    match select(listing, sleep).await {
+                        Either::Left((r, _)) => r,
+                        Either::Right(_) => Err(Error::new(
+                            ErrorCode::Timeout,
+                            format!("tools/call took more than its total of {ms} ms (maxTotalTimeoutMs) while the tools were listed again; the listing was cancelled"),
+                        )
+                        .with_detail("timeoutMs", ms)),
+                    }
+                }
+            }
+        };
+        opts.cancel = relist.cancel.take();
+        match listed {
+            Err(l) if matches!(l.code, ErrorCode::Timeout | ErrorCode::Aborted) => Err(l),
+            listed => Ok(listed),
         }
     }
 

@@ -6096,6 +6096,28 @@ fn a_result_refused_by_an_expired_listing_is_checked_against_a_fresh_one() {
     assert_eq!(requests(), 14, "a fresh listing is not listed again");
 }
 
+/// The listing again after a refused result is part of the call: bounded by what is left of its
+/// `maxTotalTimeoutMs`, and ended by its own timeout as `TIMEOUT`, as the listing again after a
+/// call refused for its headers is (not `PROTOCOL` for a listing that failed) (s28r2 F1, F2).
+#[test]
+fn the_listing_again_after_a_refused_result_keeps_the_calls_bounds() {
+    let tools = || Reply::Echo(json!({"tools": [{"name": "w", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["celsius"]}}], "ttlMs": 0}));
+    let wrong = || Reply::Echo(json!({"content": [], "structuredContent": {"kelvin": 1}}));
+    // Sleeps of up to 500 ms end at once, longer ones never.
+    let h = harness_with(vec![discover_reply(), tools(), wrong(), Reply::Later(5, Box::new(tools())), wrong(), Reply::Hang], modern(), 500);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let mut opts = CallOptions { timeout_ms: Some(4000), max_total_timeout_ms: Some(500), ..CallOptions::default() };
+    let e = block_on(h.client.call_tool("w", json!({}), &mut opts)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
+    assert!(e.message.contains("total of 500 ms (maxTotalTimeoutMs)"), "{}", e.message);
+    assert_eq!(body(h.log.borrow().requests.last().unwrap())["method"], "tools/list");
+    let mut opts = CallOptions { timeout_ms: Some(400), ..CallOptions::default() };
+    let e = block_on(h.client.call_tool("w", json!({}), &mut opts)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
+    assert!(e.message.starts_with("tools/list"), "{}", e.message);
+}
+
 /// Polls until `done` holds, or gives up after many polls (the assertions after say what is missing).
 async fn until(done: impl Fn() -> bool) {
     for _ in 0..10_000 {
