@@ -3011,7 +3011,8 @@ export class McpClient {
    * a missing or malformed one are stale at once; a call the server refused for its headers, -32020, after which
    * the client listed the tools again, makes it stale too). A 2025 server's listing goes stale only by an announced
    * change or a new session. `listTools()` itself always asks the server; the listing `callTool` makes for itself
-   * (a result an expired listing's `outputSchema` refused: see `validateStructuredContent`) leaves this `true`.
+   * (a result an expired listing's `outputSchema` refused: see `validateStructuredContent`) leaves this `true`,
+   * and an app's `listTools()` that overlapped it makes it `false` (for that listing's `ttlMs`) whichever ended first.
    */
   readonly toolsStale: boolean;
   /**

@@ -510,6 +510,9 @@ pub struct Client<T: Transport, C: Clock> {
     /// Until when (`Clock::now_ms`) the last tools listing is fresh: a 2026-07-28 server's
     /// `ttlMs`, from when the listing started. `None`: a 2025 server's (no such hint).
     tools_fresh_until: Cell<Option<u64>>,
+    /// The number of the listing `tools_fresh_until` is from: an app's listing, which a call's own
+    /// listing again (which leaves it stale) does not replace, and an older one does not either.
+    tools_fresh_listing: Cell<u64>,
     /// Bumped by every handshake that succeeds: a request that meets a 404 can tell whether its
     /// session is still the current one, or was already replaced by another request's.
     session_gen: Cell<u64>,
@@ -779,6 +782,8 @@ struct Listing {
     /// `tools/list`: no listing that started after it has ended before it (its tools are the
     /// client's).
     newest: bool,
+    /// `tools/list`: its number among the listings started (`Client::tools_listings`).
+    number: u64,
 }
 
 /// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out, each kept as a 64-bit
@@ -971,6 +976,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             tools_stored: Cell::new(0),
             tools_session: Cell::new(None),
             tools_fresh_until: Cell::new(None),
+            tools_fresh_listing: Cell::new(0),
             session_gen: Cell::new(0),
             reinitializing: Cell::new(false),
             reinitialized: CloseSignal::default(),
@@ -1808,8 +1814,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         }
                         // The server's tools are not those of the app's last listTools() (which
                         // it may have given a model): that listing is stale now
-                        // ([`Client::tools_expired`]).
-                        Ok(_) => self.tools_fresh_until.set(Some(0)),
+                        // ([`Client::tools_expired`]), and so is one of the app's that started
+                        // before this one and ends after it.
+                        Ok(l) => {
+                            self.tools_fresh_until.set(Some(0));
+                            self.tools_fresh_listing.set(self.tools_fresh_listing.get().max(l.number));
+                        }
                     }
                     let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
                     if !self.header_params.borrow().contains_key(name) && self.dropped_tools.borrow().iter().any(|d| d["name"] == name) {
@@ -3398,6 +3408,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if listing.newest {
             self.tools_listed_changes.set(changes);
             self.tools_session.set(Some(listing.session));
+        }
+        // Fresh from the newest of the app's listings, though a call's own listing again that
+        // started after it ended first.
+        if listing.number > self.tools_fresh_listing.get() {
+            self.tools_fresh_listing.set(listing.number);
             // The revision requires the hint: a listing without it is stale at once.
             let ttl_ms = self.is_modern().then(|| listing.ttl_ms.unwrap_or(0));
             self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
@@ -3450,7 +3465,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let listed = match self.list_pages(method, key, &params, opts).await {
             // A server without the capability (its session's, renewed or not) lists none.
             Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => {
-                Ok(Listing { items: Vec::new(), ttl_ms: None, session: self.session_gen.get(), dropped: Vec::new(), newest: true })
+                Ok(Listing { items: Vec::new(), ttl_ms: None, session: self.session_gen.get(), dropped: Vec::new(), newest: true, number: 0 })
             }
             listed => listed,
         };
@@ -3462,6 +3477,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // (which may have seen a change this one did not) keeps nothing of its own. It still
         // answers with what it found.
         l.newest = number > self.tools_stored.get();
+        l.number = number;
         if l.newest {
             self.tools_stored.set(number);
         }
@@ -3626,7 +3642,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => break,
             }
         }
-        Ok(Listing { items, ttl_ms, session: gen, dropped, newest: true })
+        Ok(Listing { items, ttl_ms, session: gen, dropped, newest: true, number: 0 })
     }
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`

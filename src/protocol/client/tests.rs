@@ -6118,6 +6118,27 @@ fn the_listing_again_after_a_refused_result_keeps_the_calls_bounds() {
     assert!(e.message.starts_with("tools/list"), "{}", e.message);
 }
 
+/// An app's `listTools()` that a call's own listing again overlapped, started after it and ended
+/// before it, makes the tools fresh for its `ttlMs` all the same (s28r2 F3).
+#[test]
+fn an_apps_listing_overlapped_by_a_calls_listing_again_is_fresh() {
+    let tools = |ttl: u64| Reply::Echo(json!({"tools": [{"name": "w", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "required": ["celsius"]}}], "ttlMs": ttl}));
+    let h = harness_with(
+        vec![discover_reply(), tools(0), Reply::Later(20, Box::new(tools(60_000))), Reply::Echo(json!({"content": [], "structuredContent": {"kelvin": 1}})), tools(0)],
+        modern(),
+        10_000,
+    );
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    assert!(h.client.tools_expired());
+    let mut opts = CallOptions::default();
+    let (listed, called) = block_on(async { futures_util::join!(h.client.list_tools(), h.client.call_tool("w", json!({}), &mut opts)) });
+    assert_eq!(called.unwrap_err().code, ErrorCode::Protocol);
+    listed.unwrap();
+    assert_eq!(h.log.borrow().requests.len(), 5, "the call listed the tools again");
+    assert!(!h.client.tools_expired(), "the app's listing, with a ttlMs of 60000, was just made");
+}
+
 /// Polls until `done` holds, or gives up after many polls (the assertions after say what is missing).
 async fn until(done: impl Fn() -> bool) {
     for _ in 0..10_000 {
