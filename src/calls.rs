@@ -242,6 +242,22 @@ fn preview(s: &str) -> String {
     p
 }
 
+/// Where a Chat tool call delta goes ([`Accumulator::chat_place`]).
+enum ChatPlace {
+    /// On the open call at this key.
+    On((u64, u64)),
+    /// Nowhere: more of a call dropped past the bounds.
+    Dropped,
+    /// On a new call, which completes the one it replaces at its `index`, if any.
+    New(Option<(u64, u64)>),
+}
+
+/// Whether the dropped call `d` (choice, `index`, id) is the one a Chat delta of choice `ci`
+/// with `index` and `id` is more of.
+fn chat_dropped(&(c, i, ref d): &(u64, Option<u64>, Option<String>), ci: u64, index: Option<u64>, id: Option<&str>) -> bool {
+    c == ci && (index.is_some() && i == index || id.is_some() && d.as_deref() == id || index.is_none() && id.is_none())
+}
+
 fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
@@ -3012,51 +3028,18 @@ impl Accumulator {
     fn chat_key(&mut self, ci: u64, pos: usize, tc: &Value, done: &mut Vec<(u64, u64)>) -> Option<(u64, u64)> {
         let index = tc.get("index").and_then(Value::as_u64);
         let id = str_of(tc, "id").filter(|i| !i.is_empty());
-        // A call starts with its name: a delta without one whose id is another is more of the
-        // call (Poolside gives a call's later deltas another id than its first).
-        let named = tc.get("function").or_else(|| tc.get("custom")).unwrap_or(tc).get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
-        let open = |k: &(u64, u64)| k.0 == ci && !done.contains(k);
-        let last = (pos == 0).then_some(self.chat_last).flatten().filter(|k| open(k) && self.open.contains(*k));
-        let found = match (index, id.as_deref()) {
-            (Some(i), _) => {
-                let at = self.open.calls.iter().rev().find(|(k, p)| open(k) && p.index == Some(i));
-                match at {
-                    Some((k, p)) if named && id.is_some() && p.id.is_some() && p.id != id => {
-                        done.push(*k);
-                        None
-                    }
-                    at => at.map(|(k, _)| *k),
-                }
-            }
-            (None, Some(id)) => {
-                let by_id = self.open.calls.iter().rev().find(|(k, p)| open(k) && p.id.as_deref() == Some(id)).map(|(k, _)| *k);
-                by_id.or(last.filter(|_| !named))
-            }
-            (None, None) => last,
-        };
-        // More of a call dropped past the bounds: passed over.
-        let dropped = |&(c, i, ref d): &(u64, Option<u64>, Option<String>)| {
-            c == ci && (index.is_some() && i == index || id.is_some() && *d == id || index.is_none() && id.is_none())
-        };
-        if found.is_none() && !self.dropped.is_empty() {
-            if !named && self.dropped.iter().any(dropped) {
-                return None;
-            }
-            self.dropped.retain(|d| !dropped(d));
-        }
-        // A delta with neither name nor id at an `index` no call has starts none: it is more of
-        // the call the last delta went on (a server that gave a second call's head the first's
-        // `index` and its arguments the next, agno#8879), not a nameless call with the arguments
-        // while the named one has none.
-        let found = found.or_else(|| last.filter(|_| index.is_some() && id.is_none() && !named));
-        let key = match found {
-            Some(k) => {
+        let key = match self.chat_place(ci, pos, tc, done) {
+            ChatPlace::Dropped => return None,
+            ChatPlace::On(k) => {
                 if let (Some(p), Some(id)) = (self.open.get_mut(k), id) {
                     p.id.get_or_insert(id);
                 }
                 k
             }
-            None => {
+            ChatPlace::New(replaced) => {
+                done.extend(replaced);
+                // A named delta at a dropped call's place starts a call: that one is over.
+                self.dropped.retain(|d| !chat_dropped(d, ci, index, id.as_deref()));
                 let k = (ci, self.chat_next);
                 let p = self.open.entry(k)?;
                 self.chat_next += 1;
@@ -3069,11 +3052,54 @@ impl Accumulator {
         Some(key)
     }
 
+    /// OpenAI Chat: where the tool call delta `tc`, at `pos` in its delta, of choice `ci` goes, by
+    /// [`Accumulator::chat_key`]'s rule (which [`Accumulator::open_escape`] reads by too, before
+    /// the event is read); `done`: the calls the event completed so far.
+    fn chat_place(&self, ci: u64, pos: usize, tc: &Value, done: &[(u64, u64)]) -> ChatPlace {
+        let index = tc.get("index").and_then(Value::as_u64);
+        let id = tc.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
+        // A call starts with its name: a delta without one whose id is another is more of the
+        // call (Poolside gives a call's later deltas another id than its first).
+        let named = tc.get("function").or_else(|| tc.get("custom")).unwrap_or(tc).get("name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+        let open = |k: &(u64, u64)| k.0 == ci && !done.contains(k);
+        let last = (pos == 0).then_some(self.chat_last).flatten().filter(|k| open(k) && self.open.contains(*k));
+        let mut replaced = None;
+        let found = match (index, id) {
+            (Some(i), _) => {
+                let at = self.open.calls.iter().rev().find(|(k, p)| open(k) && p.index == Some(i));
+                match at {
+                    Some((k, p)) if named && id.is_some() && p.id.is_some() && p.id.as_deref() != id => {
+                        replaced = Some(*k);
+                        None
+                    }
+                    at => at.map(|(k, _)| *k),
+                }
+            }
+            (None, Some(id)) => {
+                let by_id = self.open.calls.iter().rev().find(|(k, p)| open(k) && p.id.as_deref() == Some(id)).map(|(k, _)| *k);
+                by_id.or(last.filter(|_| !named))
+            }
+            (None, None) => last,
+        };
+        // More of a call dropped past the bounds: passed over.
+        if found.is_none() && !named && self.dropped.iter().any(|d| chat_dropped(d, ci, index, id)) {
+            return ChatPlace::Dropped;
+        }
+        // A delta with neither name nor id at an `index` no call has starts none: it is more of
+        // the call the last delta went on (a server that gave a second call's head the first's
+        // `index` and its arguments the next, agno#8879), not a nameless call with the arguments
+        // while the named one has none.
+        match found.or_else(|| last.filter(|_| index.is_some() && id.is_none() && !named)) {
+            Some(k) => ChatPlace::On(k),
+            None => ChatPlace::New(replaced),
+        }
+    }
+
     /// The key of a Responses item: its own, by `item_id`, else its output index's.
     /// Whether the text of the call that the streamed piece of arguments at `path` in `ev` goes
     /// on ([`split_surrogates_event_with`]) ends with a backslash that escapes what comes next.
-    /// The call as each reader finds it, read only (Chat: by its `index`, else its id, else the
-    /// last one's); none found, none open.
+    /// The call as each reader finds it, read only (Chat: [`Accumulator::chat_place`]); none
+    /// found, none open.
     fn open_escape(&self, ev: &Value, path: &[ArgsStep]) -> bool {
         use ArgsStep::{Index, Key};
         let u64_at = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
@@ -3083,13 +3109,9 @@ impl Accumulator {
             [Key("contentBlockDelta"), ..] => Some((0, u64_at(ev.pointer("/contentBlockDelta/contentBlockIndex")))),
             [Key("choices"), Index(c), Key("delta"), Key("tool_calls"), Index(t), ..] => {
                 let choice = &ev["choices"][*c];
-                let tc = &choice["delta"]["tool_calls"][*t];
-                let ci = u64_at(choice.get("index"));
-                let open = |k: &(u64, u64)| k.0 == ci;
-                match (tc.get("index").and_then(Value::as_u64), tc.get("id").and_then(Value::as_str).filter(|i| !i.is_empty())) {
-                    (Some(i), _) => self.open.calls.iter().rev().find(|(k, p)| open(k) && p.index == Some(i)).map(|(k, _)| *k),
-                    (None, Some(id)) => self.open.calls.iter().rev().find(|(k, p)| open(k) && p.id.as_deref() == Some(id)).map(|(k, _)| *k),
-                    (None, None) => (*t == 0).then_some(self.chat_last).flatten(),
+                match self.chat_place(u64_at(choice.get("index")), *t, &choice["delta"]["tool_calls"][*t], &[]) {
+                    ChatPlace::On(k) => Some(k),
+                    ChatPlace::Dropped | ChatPlace::New(_) => None,
                 }
             }
             _ => None,
@@ -4014,6 +4036,33 @@ mod tests {
         acc.push(&events[0], None).unwrap();
         acc.push(&chunk(json!({"index":1,"id":"call_c","type":"function","function":{"name":"t","arguments":"{}"}})), None).unwrap();
         assert_eq!(acc.finish(None).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_escaped_backslash_at_an_index_no_call_has_is_read_on_the_call_before_it() {
+        // agno#8879's shape (s28r2 F4): `"C:\\` then the halves of a pair, at `index` 1 with no id
+        // or name, are the call before them, whose text ends with an escaped backslash (not one
+        // that escapes what comes next), as they are at its own `index` 0.
+        let events = |tail: u64| {
+            [
+                json!({"index":0,"id":"call_a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}).to_string(),
+                json!({"index":0,"id":"call_b","type":"function","function":{"name":"write_file","arguments":""}}).to_string(),
+                json!({"index":tail,"function":{"arguments":"{\"p\":\"C:\\"}}).to_string(),
+                format!(r#"{{"index":{tail},"function":{{"arguments":"\\\ud83d"}}}}"#),
+                format!(r#"{{"index":{tail},"function":{{"arguments":"\ude00\"}}"}}}}"#),
+            ]
+            .iter()
+            .map(|tc| format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{tc}]}},\"finish_reason\":null}}]}}\n\n"))
+            .collect::<String>()
+        };
+        for tail in [0, 1] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            let mut calls = acc.push_text(&events(tail), None).unwrap();
+            calls.extend(acc.push_text("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n", None).unwrap());
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(calls.len(), 2, "index {tail}");
+            assert_eq!(calls[1].arguments, json!({"p":"C:\\\u{1F600}"}), "index {tail}");
+        }
     }
 
     #[test]
