@@ -1263,7 +1263,9 @@ export type OpenAiAssistantMessage = {
   /**
    * LiteLLM's thinking blocks (`{type: "thinking", thinking, signature}`, `{type: "redacted_thinking", data}`), from
    * which it makes Claude's thinking blocks again when the history is sent back: a stream's pieces put together, the
-   * signature from its own piece.
+   * signature from its own piece. A thinking block the stream was cut inside, before its signature, is left out (Claude
+   * refuses it sent back, in every later request); one that ended without a signature (the turn finished, or text or
+   * a call came after it), from a server that signs none, is kept as it came. Left out when no block is left.
    */
   thinking_blocks?: JsonObject[];
   /**

@@ -2495,7 +2495,8 @@ impl Accumulator {
     /// signatures), and names and arguments are the provider's, as the model sent them:
     /// * OpenAI Chat and Ollama: `{role: "assistant", content (text or null), refusal?,
     ///   thinking? (Ollama), reasoning_content? (DeepSeek, Kimi), reasoning? (vLLM, Ollama's `/v1`,
-    ///   OpenRouter, Groq), reasoning_details? (OpenRouter),
+    ///   OpenRouter, Groq), reasoning_details? (OpenRouter), thinking_blocks? (LiteLLM; not a
+    ///   thinking block the stream was cut inside before its signature, as for Anthropic),
     ///   tool_calls?: [{id, type: "function", function: {name, arguments}}]}`
     ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`. A
     ///   call sent without an id has the one its [`ToolCall`] has (`call_{n}`) once it is

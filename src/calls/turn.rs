@@ -66,6 +66,9 @@ pub(super) struct Turn {
     /// `reasoning_content`, `reasoning`), `reasoning_details` and `thinking_blocks`, an object
     /// once there is one (`content` a list of chunks once one came as such).
     fields: Value,
+    /// Chat: the stream has given `thinking_blocks` and no `finish_reason` since: its last
+    /// thinking block may be cut before its signature ([`Turn::message`] leaves such a one out).
+    thinking_open: bool,
     /// Where in `fields.reasoning_details` the detail of each `index` and type is: a piece is
     /// put on its detail without a search through the others (which took quadratic time).
     detail_at: HashMap<(u64, Option<String>), usize>,
@@ -403,8 +406,17 @@ impl Turn {
             if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
                 self.reasoning_details(details);
             }
+            // The last thinking block ends with the turn, or with text or a call after it.
+            let after = delta.get("content").is_some_and(|c| c.as_str().is_some_and(|t| !t.is_empty()) || c.as_array().is_some_and(|a| !a.is_empty()))
+                || delta.get("tool_calls").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
             if let Some(blocks) = delta.get("thinking_blocks").and_then(Value::as_array) {
                 self.thinking_blocks(blocks, whole);
+                self.thinking_open = !whole;
+            } else if after {
+                self.thinking_open = false;
+            }
+            if whole || choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+                self.thinking_open = false;
             }
         }
     }
@@ -488,7 +500,8 @@ impl Turn {
     /// thinking when thinking is on): a whole message's as they are, a stream's put together, a
     /// piece of thinking going on the thinking block before it until that one has its signature
     /// (which comes in a piece of its own), other fields as the last piece gave them; any other
-    /// block after them.
+    /// block after them. The last thinking block, still without its signature when the stream
+    /// is cut, is left out of [`Turn::message`] (`thinking_open`).
     fn thinking_blocks(&mut self, blocks: &[Value], whole: bool) {
         self.held += blocks.iter().map(size).sum::<usize>();
         if self.fields.is_null() {
@@ -1099,6 +1112,23 @@ impl Turn {
                         m.insert(k.into(), v.clone());
                     }
                 }
+                // A thinking block the stream was cut inside, before its signature: LiteLLM makes
+                // Claude's blocks again from these, and Claude refuses one without its signature
+                // in this request and every later one (as on the Anthropic path: left out; one
+                // that ended without a signature, from a server that signs none, stays).
+                if self.thinking_open {
+                    if let Some(Value::Array(blocks)) = m.get_mut("thinking_blocks") {
+                        let unsigned = |b: &Value| {
+                            b.get("type").and_then(Value::as_str) == Some("thinking") && b.get("signature").and_then(Value::as_str).is_none_or(str::is_empty)
+                        };
+                        if blocks.last().is_some_and(unsigned) {
+                            blocks.pop();
+                        }
+                        if blocks.is_empty() {
+                            m.remove("thinking_blocks");
+                        }
+                    }
+                }
                 if !self.parts.is_empty() {
                     // OpenAI's parallel wrapper as the calls of its tool uses, as they were given;
                     // Chat's names as it takes them in a history, Ollama's as sent (its tool
@@ -1488,6 +1518,16 @@ mod tests {
             {"type":"thinking","thinking":"More.","signature":null}
         ]));
         assert_eq!(message["reasoning_content"], json!("Weather. Call it."));
+        // Cut inside a thinking block, before its signature (s28r2 F5): the block, which Claude
+        // refuses sent back, is left out, as on the Anthropic path; the reasoning text stays.
+        let (_, message) = run(CallFormat::OpenAi, &events[..2], None);
+        assert_eq!(message, json!({"role":"assistant","content":"","reasoning_content":"Weather. "}));
+        let signed = json!([{"type":"thinking","thinking":"Weather. Call it.","signature":"RXFvQkNrZ0lB"},{"type":"redacted_thinking","data":"ZW5j"}]);
+        assert_eq!(run(CallFormat::OpenAi, &events[..6], None).1["thinking_blocks"], signed);
+        assert_eq!(run(CallFormat::OpenAi, &events[..5], None).1["thinking_blocks"], signed);
+        // Ended without a signature, by a call after it (a server that signs none): as it came.
+        let (_, message) = run(CallFormat::OpenAi, &events[..7], None);
+        assert_eq!(message["thinking_blocks"][2], json!({"type":"thinking","thinking":"More.","signature":null}), "{message}");
         // A whole message: its blocks as they are.
         let blocks = json!([{"type":"thinking","thinking":"Weather.","signature":"RXFv"},{"type":"redacted_thinking","data":"ZW5j"}]);
         let completion = json!({"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"thinking_blocks":blocks,"tool_calls":[call]}}]});
