@@ -1693,7 +1693,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * (no `signature`, or the empty one its `content_block_start` gave): Anthropic refuses a thinking block sent back
    * without its signature ("signature: Field required") in this request and every later one, and takes a turn
    * without it, as a thinking block may be left out but never sent changed; the blocks before it stay. One that
-   * stopped without a signature (a compatible server that signs none) stays as it came. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or
+   * stopped without a signature (a compatible server that signs none) stays as it came. The same goes for a Bedrock
+   * `reasoningContent` block (`reasoningText`) the stream was cut inside, before its `signature`. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or
    * `content: ""` (a stream that gave empty text, as Chat streams open) or `null` without `tool_calls`, and for
    * Responses `[]` or one message item of empty text: leave it out of the conversation, as the providers refuse it there
    * (Anthropic an empty message but the last, Gemini and Bedrock any, OpenAI `content: null` without calls).

@@ -2525,7 +2525,8 @@ impl Accumulator {
     ///   (arguments streamed in parts put together; a signature alone right after the turn's first
     ///   call, which had none, on its part: [`Accumulator::gemini_release`]), other parts as sent.
     /// * Bedrock: `{role: "assistant", content: [...]}` in index order: `reasoningContent`
-    ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text` (but one of
+    ///   (`reasoningText` with `signature`, or `redactedContent` as base64; one the stream was
+    ///   cut inside, before its signature, is left out, as Claude refuses it sent back), `text` (but one of
     ///   white space at most, which Bedrock refuses; `citationsContent` when `citation` deltas
     ///   came for it), `toolUse` (a system tool's, `type: "server_tool_use"`, is no call), and a
     ///   system tool's `toolResult`, its content from its deltas. A call's name Bedrock refuses in

@@ -1163,7 +1163,9 @@ impl Turn {
                 // A call's name Bedrock refuses in a history (`^[a-zA-Z0-9_-]{1,64}$`, or every
                 // later request fails) is listed under one it takes, with the call's id, which its
                 // result answers: as Chat's are ([`super::parallel::turn_name`]).
-                let content = self.parts.iter().filter(|(_, p)| !p.blank_text()).map(|(_, p)| {
+                // A reasoning block the stream was cut inside, before its signature, is left out, as
+                // Anthropic's is: Claude on Bedrock refuses it sent back in every later request.
+                let content = self.parts.iter().filter(|(_, p)| !p.blank_text() && !p.unsigned_thinking()).map(|(_, p)| {
                     let mut v = p.made(&["toolUse", "input"]);
                     // (One without a name: `unnamed_tool`.)
                     if let Some(tu) = v.get_mut("toolUse").and_then(Value::as_object_mut).filter(|_| p.call) {
@@ -1201,13 +1203,16 @@ impl Part {
             })
     }
 
-    /// An Anthropic `thinking` block cut short before its signature: not stopped, and without
-    /// one (or with the empty one its start may give). One stopped without a signature (a server
-    /// that signs none) stays as it came.
+    /// An Anthropic `thinking` block, or a Bedrock `reasoningContent` one of `reasoningText`, cut
+    /// short before its signature: not stopped, and without one (or with the empty one its start
+    /// may give). One stopped without a signature (a server that signs none) stays as it came.
     fn unsigned_thinking(&self) -> bool {
-        !self.stopped
-            && self.value.get("type").and_then(Value::as_str) == Some("thinking")
-            && self.value.get("signature").and_then(Value::as_str).is_none_or(str::is_empty)
+        let thinking = if self.value.get("type").and_then(Value::as_str) == Some("thinking") {
+            Some(&self.value)
+        } else {
+            self.value.get("reasoningContent").and_then(|r| r.get("reasoningText")).filter(|_| self.bytes.is_none())
+        };
+        !self.stopped && thinking.is_some_and(|t| t.get("signature").and_then(Value::as_str).is_none_or(str::is_empty))
     }
 
     /// The part as sent back: streamed arguments read into the input at `input` (an object; `{}`
@@ -1859,6 +1864,50 @@ mod tests {
         let mut sdk = events.to_vec();
         sdk[5] = delta(1, json!({"reasoningContent":{"redactedContent":{"0":114,"1":101,"2":100,"3":97,"4":99,"5":116,"6":101,"7":100}}}));
         assert_eq!(run(CallFormat::Bedrock, &sdk, None).1, expected);
+    }
+
+    /// A ConverseStream cut inside a reasoning block, before its signature: the block, which
+    /// Claude on Bedrock refuses sent back without its signature, is left out of the turn, as an
+    /// Anthropic thinking block is; it was kept without one. The blocks before it stay; one
+    /// stopped without a signature (a server that signs none) and one cut after its signature
+    /// stay as they came.
+    #[test]
+    fn bedrock_turn_leaves_out_a_reasoning_block_cut_before_its_signature() {
+        let delta = |i: u64, d: Value| json!({"contentBlockDelta":{"contentBlockIndex":i,"delta":d}});
+        let stop = |i: u64| json!({"contentBlockStop":{"contentBlockIndex":i}});
+        let begin = json!({"messageStart":{"role":"assistant"}});
+        // Cut in the turn's first block: nothing to send back.
+        let events = [begin.clone(), delta(0, json!({"reasoningContent":{"text":"Let me"}}))];
+        assert_eq!(run(CallFormat::Bedrock, &events, None).1, json!({"role":"assistant","content":[]}));
+        for step in [1, 7, 64] {
+            assert_eq!(run_text(CallFormat::Bedrock, &events, step), json!({"role":"assistant","content":[]}), "step {step}");
+        }
+        // Cut in a block after a signed one and a call (interleaved thinking): the turn up to it.
+        let events = [
+            begin.clone(),
+            delta(0, json!({"reasoningContent":{"text":"Both."}})),
+            delta(0, json!({"reasoningContent":{"signature":"c2ln"}})),
+            stop(0),
+            json!({"contentBlockStart":{"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"tooluse_1","name":"get_weather"}}}}),
+            delta(1, json!({"toolUse":{"input":"{\"city\":\"Paris\"}"}})),
+            stop(1),
+            delta(2, json!({"reasoningContent":{"text":"Now"}})),
+        ];
+        let (calls, message) = run(CallFormat::Bedrock, &events, None);
+        assert_eq!(calls.len(), 1);
+        assert_eq!(message, json!({"role":"assistant","content":[
+            {"reasoningContent":{"reasoningText":{"text":"Both.","signature":"c2ln"}}},
+            {"toolUse":{"toolUseId":"tooluse_1","name":"get_weather","input":{"city":"Paris"}}}
+        ]}));
+        // Cut after its signature, before its stop: whole, kept.
+        let events = [begin.clone(), delta(0, json!({"reasoningContent":{"text":"Both."}})), delta(0, json!({"reasoningContent":{"signature":"c2ln"}}))];
+        assert_eq!(run(CallFormat::Bedrock, &events, None).1["content"], json!([{"reasoningContent":{"reasoningText":{"text":"Both.","signature":"c2ln"}}}]));
+        // Stopped without a signature (a compatible server that signs none): as it came.
+        let events = [begin.clone(), delta(0, json!({"reasoningContent":{"text":"Hm."}})), stop(0)];
+        assert_eq!(run(CallFormat::Bedrock, &events, None).1["content"], json!([{"reasoningContent":{"reasoningText":{"text":"Hm."}}}]));
+        // Redacted content cut before its stop (it has no signature): kept.
+        let events = [begin, delta(0, json!({"reasoningContent":{"redactedContent":"cmVk"}}))];
+        assert_eq!(run(CallFormat::Bedrock, &events, None).1["content"], json!([{"reasoningContent":{"redactedContent":"cmVk"}}]));
     }
 
     #[test]
