@@ -1911,6 +1911,38 @@ mod tests {
         }
     }
 
+    /// Draft 3's `required: true` on a property of an object whose own `required` is no list
+    /// (`required: true` there too: draft 3 for its parent, as on array items): the property's
+    /// flag joins a new `required` list of the object, for every dialect, through both APIs. It
+    /// was lost, and the report said it was moved into the parent's `required`.
+    #[test]
+    fn draft3_required_is_lifted_whatever_the_object_s_own_required_was() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "list": {"type": "array", "items": {"type": "object", "required": true, "properties": {"id": {"type": "string", "required": true}}}},
+            "c": {"type": "object", "required": true, "properties": {"d": {"type": "string", "required": true}}},
+            "s": {"type": "object", "required": "yes", "properties": {"e": {"type": "string", "required": true}}}}}}]);
+        let mut json_schema = ConvertOptions::default();
+        json_schema.schema.gemini_mode = crate::providers::GeminiMode::JsonSchema;
+        let mut dialects = json_schema_dialects();
+        dialects.extend([(Provider::Gemini, ConvertOptions::default()), (Provider::Vertex, ConvertOptions::default()), (Provider::Gemini, json_schema)]);
+        for (provider, opts) in &dialects {
+            let (provider, opts) = (*provider, opts);
+            let out = convert(input.clone(), provider, opts).unwrap();
+            let schema = schema_in(provider, &out.tools[0]);
+            let label = format!("{provider:?} {:?} strict={}: {schema}", opts.schema.gemini_mode, opts.schema.strict);
+            assert_eq!(schema["properties"]["list"]["items"]["required"], serde_json::json!(["id"]), "{label}");
+            assert_eq!(schema["properties"]["c"]["required"], serde_json::json!(["d"]), "{label}");
+            assert_eq!(schema["properties"]["s"]["required"], serde_json::json!(["e"]), "{label}");
+            let required: Vec<&str> = schema["required"].as_array().map(|r| r.iter().filter_map(serde_json::Value::as_str).collect()).unwrap_or_default();
+            assert!(required.contains(&"c"), "{label}");
+            let changes = &out.report.tools[0].changes;
+            for path in ["/properties/list/items/properties/id", "/properties/c/properties/d", "/properties/s/properties/e", "/properties/c"] {
+                assert!(changes.iter().any(|d| d.path == path && d.rule == "schema/draft3-required"), "{path}: {label}: {changes:?}");
+            }
+            assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
+        }
+    }
+
     /// A `properties` that is no object (which the meta-schema refuses on any node, and which
     /// Ollama fails the whole request on) is removed and reported on a node of another type
     /// than object too, for every provider, through both APIs; on an object node it is replaced

@@ -1095,6 +1095,17 @@ pub fn lift_draft3_required(obj: &mut JsonObject, cx: &mut Cx) {
             }
         }
     }
+    // The object's own `required` that is no list (draft 3's `true` there is for its parent, as
+    // on array items) gives way to the list of names lifted, as `fix_required` would remove it.
+    if let Some(req) = obj.find("required").filter(|r| !lifted.is_empty() && !r.is_array()) {
+        let t = json_type(req);
+        cx.at("required", |cx| {
+            cx.change("schema/bad-required", format!("`required` was {t}, not an array; replaced by the properties marked `required: true`"));
+            Ok(())
+        })
+        .ok();
+        obj.put("required", Value::Array(Vec::new()));
+    }
     for name in lifted {
         cx.at("properties", |cx| {
             cx.at(&name, |cx| {
