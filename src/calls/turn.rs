@@ -517,7 +517,6 @@ impl Turn {
         }
         let thinking = |v: &Value| v.get("type").and_then(Value::as_str) == Some("thinking");
         for b in blocks {
-            let signed = |v: &Value| v.get("signature").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
             let last = have.last_mut().filter(|l| thinking(b) && thinking(l) && !signed(l));
             let (Some(Value::Object(o)), Some(piece)) = (last, b.as_object()) else {
                 have.push(b.clone());
@@ -1118,10 +1117,7 @@ impl Turn {
                 // that ended without a signature, from a server that signs none, stays).
                 if self.thinking_open {
                     if let Some(Value::Array(blocks)) = m.get_mut("thinking_blocks") {
-                        let unsigned = |b: &Value| {
-                            b.get("type").and_then(Value::as_str) == Some("thinking") && b.get("signature").and_then(Value::as_str).is_none_or(str::is_empty)
-                        };
-                        if blocks.last().is_some_and(unsigned) {
+                        if blocks.last().is_some_and(|b| b.get("type").and_then(Value::as_str) == Some("thinking") && !signed(b)) {
                             blocks.pop();
                         }
                         if blocks.is_empty() {
@@ -1212,7 +1208,7 @@ impl Part {
         } else {
             self.value.get("reasoningContent").and_then(|r| r.get("reasoningText")).filter(|_| self.bytes.is_none())
         };
-        !self.stopped && thinking.is_some_and(|t| t.get("signature").and_then(Value::as_str).is_none_or(str::is_empty))
+        !self.stopped && thinking.is_some_and(|t| !signed(t))
     }
 
     /// The part as sent back: streamed arguments read into the input at `input` (an object; `{}`
@@ -1243,6 +1239,12 @@ impl Part {
         }
         v
     }
+}
+
+/// A thinking or reasoning block that carries its signature: one there and not empty (a block's
+/// start may give an empty one, to be filled by a later delta).
+fn signed(block: &Value) -> bool {
+    block.get("signature").and_then(Value::as_str).is_some_and(|s| !s.is_empty())
 }
 
 #[cfg(test)]
