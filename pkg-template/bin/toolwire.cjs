@@ -56,7 +56,7 @@ function writeReport(text) {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
         continue;
       }
-      throw new OutputError(`cannot write the report: ${e && e.message}`);
+      throw new OutputError(`cannot write to stdout: ${e && e.message}`);
     }
   }
 }
@@ -240,11 +240,11 @@ function decode(bytes) {
 
 function main(argv) {
   if (asks(argv, ["-h", "--help"])) {
-    console.log(USAGE);
+    writeReport(USAGE);
     return 0;
   }
   if (asks(argv, ["-v", "--version"])) {
-    console.log(toolwire.version());
+    writeReport(toolwire.version());
     return 0;
   }
   const [command, ...rest] = argv;

@@ -290,13 +290,15 @@ api.checkTools = (tools, ...rest) => { if (tools.length) throw ${thrown}; return
   assert.match(run(["--help"]).stdout, /2 on a usage or input error\n\(or an internal error of toolwire, which the message calls one\)/);
 });
 
-test("bin: a report that cannot be written is exit 2 with a line saying so; a reader that closed early is no error", { skip: !existsSync("/dev/full") }, () => {
+test("bin: a report, usage or version that cannot be written is exit 2 with a line saying so; a reader that closed early is no error", { skip: !existsSync("/dev/full") }, () => {
   const file = join(corpusDir, "server-github.json");
   const full = openSync("/dev/full", "w");
   try {
-    const r = spawnSync(process.execPath, [bin, "check", file, "--provider", "openai", "--json"], { stdio: ["ignore", full, "pipe"], encoding: "utf8" });
-    assert.equal(r.status, 2);
-    assert.match(r.stderr, /^toolwire: cannot write the report: .*ENOSPC.*\n$/);
+    for (const args of [["check", file, "--provider", "openai", "--json"], ["--help"], ["--version"]]) {
+      const r = spawnSync(process.execPath, [bin, ...args], { stdio: ["ignore", full, "pipe"], encoding: "utf8" });
+      assert.equal(r.status, 2, args.join(" "));
+      assert.match(r.stderr, /^toolwire: cannot write to stdout: .*ENOSPC.*\n$/, args.join(" "));
+    }
   } finally {
     closeSync(full);
   }
