@@ -2782,9 +2782,11 @@ export interface McpCallOptions {
  * it is answered on that session or not at all, and its `notifications/cancelled` reach only that session's
  * requests (the new session numbers its requests from 0 too). A call's response stream that drops is resumed with
  * `Last-Event-ID` on its own session (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is
- * not acted on again, as a server may replay from before that id or other streams' events too. A response
- * to an id the client did not send (ids match exactly: `"1"` is not `1`), or a second response to a request,
- * is ignored; a request whose response never comes ends at its timeout.
+ * not acted on again, as a server may replay from before that id or other streams' events too. A response goes
+ * to the request of its id whichever stream brings it (the request's own, another request's stream or JSON batch,
+ * the listening one), as the SDK's client matches it: that request ends with it at once, its own stream given up.
+ * A response to an id the client did not send (ids match exactly: `"1"` is not `1`), or a second response to a
+ * request, is ignored; a request whose response never comes ends at its timeout.
  *
  * With a 2026-07-28 server: `listTools()` leaves out a tool whose `x-mcp-header` marks break the revision's rules
  * (the server would refuse every call of it), and `droppedTools` says which and why; `callTool` sends the marked

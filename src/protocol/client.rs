@@ -11,7 +11,8 @@
 //!   [`MAX_SERVER_REQUESTS`] at once (past them, -32000 at once); progress goes to the call its
 //!   token names (its integer written as a string too: [`Id::progress_token`]), on whichever
 //!   stream it comes (the call's, [`Client::listen`]'s, another call's: the SDK's `Protocol`
-//!   routes it so), everything else to the client's notification handler. Id 0 is a real id.
+//!   routes it so), everything else to the client's notification handler; a response goes to the
+//!   request its id names on whichever stream it comes too, and ends it at once. Id 0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (never less than 100, and
 //!   more while the streams bring nothing toward the response: see [`reopen_delay`]; without
 //!   `retry`, back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
@@ -536,6 +537,10 @@ pub struct Client<T: Transport, C: Clock> {
     /// the call's on whichever stream it comes (as the SDK's `Protocol` routes it by token), not
     /// the notification handler's.
     progress_tokens: RefCell<Vec<(Id, Rc<Elsewhere>)>>,
+    /// The requests waiting for their response, by id, each with where that response waits when
+    /// a stream other than its own brings it: a response is its request's on whichever stream it
+    /// comes (as JSON-RPC matches it, by id alone, and the SDK's `Protocol` routes it).
+    awaiting: RefCell<Vec<(Id, Rc<Awaited>)>>,
     /// 2026-07-28: the arguments of each tool (by name) that go in `Mcp-Param-*` headers, from the
     /// last `tools/list`.
     header_params: RefCell<std::collections::HashMap<String, Vec<HeaderParam>>>,
@@ -983,6 +988,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             renewal_owed: Cell::new(false),
             seen_events: RefCell::default(),
             progress_tokens: RefCell::default(),
+            awaiting: RefCell::default(),
             header_params: RefCell::default(),
             dropped_tools: RefCell::default(),
             task_tools: RefCell::default(),
@@ -2008,10 +2014,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let exchange = self.exchange(id, method, body, with_session, headers, on_progress.map(|_| &report as &dyn Fn(&Value)), &refused);
         // Its progress that other streams bring (the standalone one, another call's), told as its own.
         let elsewhere = self.progress_elsewhere(on_progress.and(self.elsewhere(id)), &report);
+        // Its response, when another stream brings it: the call's, and its own stream (still open,
+        // or not yet answered) is dropped. Not a handshake's, whose session is its response's header.
+        let awaiting = (method != "initialize").then(|| Awaiting::new(&self.awaiting, id));
+        let answered_elsewhere = async {
+            match &awaiting {
+                Some(a) => a.awaited.response().await.map(|v| (v, None)).map_err(|e| Failure::Error(rpc_to_error(e, method))),
+                None => futures_util::future::pending().await,
+            }
+        };
         let exchange = async {
-            pin_mut!(exchange, elsewhere);
-            match select(exchange, elsewhere).await {
-                Either::Left((r, _)) => r,
+            pin_mut!(exchange, elsewhere, answered_elsewhere);
+            match select(select(exchange, answered_elsewhere), elsewhere).await {
+                Either::Left((r, _)) => r.factor_first().0,
                 Either::Right((never, _)) => match never {},
             }
         };
@@ -2213,6 +2228,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Where the progress of call `id` that other streams bring waits, when it asked for progress.
     fn elsewhere(&self, id: &Id) -> Option<Rc<Elsewhere>> {
         self.progress_tokens.borrow().iter().find(|(t, _)| t == id).map(|(_, e)| e.clone())
+    }
+
+    /// Where the response to request `id` waits when another stream brings it, while it is awaited.
+    fn awaited(&self, id: &Id) -> Option<Rc<Awaited>> {
+        self.awaiting.borrow().iter().find(|(k, _)| k == id).map(|(_, a)| a.clone())
     }
 
     /// Tells `report` of the progress that other streams bring for a call, as it comes; never ends.
@@ -2884,8 +2904,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Err(e) => Err(rpc_to_error(e, method)),
             },
             Incoming::Malformed { id: rid, problem, error } if rid.as_ref().is_none_or(|r| r == id) => Err(malformed_response(method, id, problem, error)),
-            // A response to something else (a replay, a late answer): not ours; ignore.
-            Incoming::Response { .. } | Incoming::Malformed { .. } | Incoming::Invalid(_) => Ok(None),
+            // Another request's response (a server may write each message on whichever stream is
+            // open): that request's, at once. One no request waits for (a late answer, a replay of
+            // one taken already) is ignored.
+            Incoming::Response { id: rid, outcome } => {
+                if let Some(awaited) = self.awaited(&rid) {
+                    awaited.deliver(outcome);
+                }
+                Ok(None)
+            }
+            Incoming::Malformed { .. } | Incoming::Invalid(_) => Ok(None),
             Incoming::OrphanError(e) => Err(rpc_to_error(e, method)),
             Incoming::Notification { method: m, params } => {
                 if m == "notifications/tools/list_changed" {
@@ -4454,6 +4482,57 @@ struct Elsewhere {
     queue: RefCell<Vec<Value>>,
     /// Fired when progress is put in `queue`.
     arrived: CloseSignal,
+}
+
+/// The response to a request in flight that a stream other than its own brought, until the
+/// request takes it ([`Client::run_with_timeout`]).
+#[derive(Default)]
+struct Awaited {
+    response: RefCell<Option<std::result::Result<Value, RpcError>>>,
+    /// Fired when `response` is set.
+    arrived: CloseSignal,
+}
+
+impl Awaited {
+    /// Keeps the first response that comes (a replay may bring it again).
+    fn deliver(&self, outcome: std::result::Result<Value, RpcError>) {
+        if self.arrived.generation.get() == 0 {
+            *self.response.borrow_mut() = Some(outcome);
+            self.arrived.fire();
+        }
+    }
+
+    /// The response, once it has come.
+    async fn response(&self) -> std::result::Result<Value, RpcError> {
+        loop {
+            let arrived = self.arrived.wait();
+            if let Some(r) = self.response.borrow_mut().take() {
+                return r;
+            }
+            arrived.await;
+        }
+    }
+}
+
+/// A request waiting for its response, listed in [`Client::awaiting`] while it waits (however its
+/// future ends).
+struct Awaiting<'c> {
+    list: &'c RefCell<Vec<(Id, Rc<Awaited>)>>,
+    awaited: Rc<Awaited>,
+}
+
+impl<'c> Awaiting<'c> {
+    fn new(list: &'c RefCell<Vec<(Id, Rc<Awaited>)>>, id: &Id) -> Self {
+        let awaited = Rc::new(Awaited::default());
+        list.borrow_mut().push((id.clone(), awaited.clone()));
+        Self { list, awaited }
+    }
+}
+
+impl Drop for Awaiting<'_> {
+    fn drop(&mut self) {
+        self.list.borrow_mut().retain(|(_, a)| !Rc::ptr_eq(a, &self.awaited));
+    }
 }
 
 /// A call's progress token, listed in [`Client::progress_tokens`] while the call runs (however

@@ -161,6 +161,40 @@ test("what broke is said: a body cut after its headers, an error body that never
   close();
 });
 
+test("a response that another call's stream or JSON batch brings reaches its call at once, as the SDK's client takes it", async () => {
+  // Call "b" is answered on the stream of the call made after it ("a"): an event stream, or a JSON batch.
+  let held = [];
+  let b;
+  const { url, close } = await serve((msg, req, res, json) => {
+    if (msg.params.name === "b") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": b's own stream, left open\n\n");
+      held.push(res);
+      b = msg.id;
+      return;
+    }
+    const other = { jsonrpc: "2.0", id: b, result: { content: [{ type: "text", text: `b on ${msg.params.name}'s` }] } };
+    const own = { jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: msg.params.name }] } };
+    if (msg.params.name === "a-json") return json([other, own]);
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(`data: ${JSON.stringify(other)}\n\ndata: ${JSON.stringify(own)}\n\n`);
+  });
+  const client = new McpClient(url, { timeoutMs: 10_000 });
+  await client.connect();
+  for (const a of ["a-sse", "a-json"]) {
+    b = undefined;
+    const t0 = Date.now();
+    const pending = client.callTool("b", {});
+    while (b === undefined) await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await client.callTool(a, {})).content[0].text, a);
+    assert.equal((await pending).content[0].text, `b on ${a}'s`);
+    assert.ok(Date.now() - t0 < 5_000, `${a}: took ${Date.now() - t0} ms`);
+  }
+  for (const res of held) res.end();
+  await client.close();
+  close();
+});
+
 /** A server whose handshake result is `init` and whose other results are `answers[method]` (a function of params, or a value). */
 function answering(init, answers) {
   return startServer((msg, req, res, json) => {

@@ -5785,6 +5785,82 @@ fn a_calls_progress_reaches_it_from_any_stream() {
     assert_eq!(body(&log.borrow().requests[3])["params"]["_meta"]["progressToken"], 1);
 }
 
+/// A request's response goes to the request by its id, whatever stream brings it, as the SDK's
+/// `Protocol` matches it: one on another call's event stream, one in another POST's JSON batch,
+/// one on the standalone stream (which the spec reserves for resumptions; the SDK takes it
+/// there too), an error as well. The request ends at once with it (its own stream, still open,
+/// dropped), and no cancellation is sent for it. A copy that comes again later changes nothing.
+#[test]
+fn a_response_reaches_its_request_from_any_stream() {
+    let (listened, call_b, call_a, call_c, call_e, call_f) = (Live::default(), Live::default(), Live::default(), Live::default(), Live::default(), Live::default());
+    let response = |id: i64, text: &str| json!({"jsonrpc": "2.0", "id": id, "result": {"text": text}});
+    let replies = vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        Reply::Live(listened.clone()),
+        Reply::Live(call_b.clone()),
+        Reply::Live(call_a.clone()),
+        Reply::Live(call_c.clone()),
+        json_reply(json!([response(3, "c in d's batch"), response(4, "d")])),
+        Reply::Live(call_e.clone()),
+        Reply::Live(call_f.clone()),
+    ];
+    let (transport, log) = scripted(replies);
+    let client = Client::new(transport, Manual::default(), ClientOptions::new("http://127.0.0.1/mcp"));
+    block_on(client.connect()).unwrap();
+    let settle = || async {
+        for _ in 0..50 {
+            yield_now().await;
+        }
+    };
+    let client = &client;
+    let ask = |name: &'static str| async move { client.request("x", json!({"name": name}), &mut CallOptions::default()).await };
+    let run = async {
+        futures_util::join!(client.listen(), async {
+            // b (id 1) waits on its open stream; a's (id 2) brings b's response, then its own.
+            let (b, a, ()) = futures_util::join!(ask("b"), async {
+                settle().await;
+                ask("a").await
+            }, async {
+                settle().await;
+                settle().await;
+                call_a.message(&response(1, "b on a's stream"));
+                call_a.message(&response(2, "a"));
+            });
+            // c (id 3) waits; d's (id 4) JSON batch brings c's response.
+            let (c, d) = futures_util::join!(ask("c"), async {
+                settle().await;
+                ask("d").await
+            });
+            // e (id 5) and f (id 6): the standalone stream brings e's result and f's error.
+            let (e, f, ()) = futures_util::join!(ask("e"), ask("f"), async {
+                settle().await;
+                listened.message(&response(5, "e on the standalone stream"));
+                listened.message(&json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32000, "message": "f failed"}}));
+            });
+            // b's response once more: no request waits for it.
+            listened.message(&response(1, "again"));
+            settle().await;
+            client.close().await.unwrap();
+            [b, a, c, d, e, f]
+        })
+    };
+    let (listening, [b, a, c, d, e, f]) = bounded(run, 10_000).expect("every request got its response");
+    assert!(listening.unwrap());
+    assert_eq!(b.unwrap()["text"], "b on a's stream");
+    assert_eq!(a.unwrap()["text"], "a");
+    assert_eq!(c.unwrap()["text"], "c in d's batch");
+    assert_eq!(d.unwrap()["text"], "d");
+    assert_eq!(e.unwrap()["text"], "e on the standalone stream");
+    let f = f.unwrap_err();
+    assert_eq!(f.code, ErrorCode::JsonRpcError, "{f}");
+    assert!(f.message.contains("f failed"), "{f}");
+    assert!(call_b.dropped() && call_c.dropped() && call_e.dropped() && call_f.dropped(), "their own streams were given up");
+    let methods: Vec<_> = log.borrow().requests.iter().map(|r| body(r)["method"].as_str().map(str::to_owned)).collect();
+    assert!(!methods.iter().any(|m| m.as_deref() == Some("notifications/cancelled")), "{methods:?}");
+    assert_eq!(client.awaiting.borrow().len(), 0);
+}
+
 /// `request_checked` (the package's `request()`) gives a known method's result only as the type
 /// it is declared as, where MCP's schema and the SDK's client refuse it too: `PROTOCOL` with the
 /// `result`; fields past those are kept. `tools/call` is checked as `call_tool` checks it; a
