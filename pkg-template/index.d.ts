@@ -2241,7 +2241,10 @@ export interface McpClientOptions {
    * 404 among them) is retried this many times in a row (default 2, 0 to 100: `Infinity` is `INVALID_OPTIONS`,
    * as a server gone for good would be retried forever), and one that succeeds
    * starts the count again (a server may close the stream after every event and have the client poll, for
-   * as long as the call's timeout lets it).
+   * as long as the call's timeout lets it). Past them the call rejects with `PROTOCOL` (`status`: the last
+   * reopening's HTTP status) or, when the last got no HTTP response, `NETWORK` with the explanation any request
+   * without one gets: in a browser, a CORS refusal, as of a server whose `Access-Control-Allow-Headers` leaves out
+   * `last-event-id`.
    */
   maxRetries?: number | undefined;
   /**
@@ -2846,7 +2849,8 @@ export class McpClient {
    * `false` at once when the server offers no such stream; rejects with `UNAUTHORIZED` when the server refuses
    * it with 401 or 403, at the first opening or a later one (after `onUnauthorized`, if given, had its try),
    * with `PROTOCOL` when it cannot be
-   * reopened `maxRetries` + 1 times in a row (three by default; `status` is the last HTTP status), with
+   * reopened `maxRetries` + 1 times in a row (three by default; `status` is the last HTTP status; `NETWORK` when the
+   * last got no HTTP response), with
    * `LIMIT_EXCEEDED` for an event past `maxEventBytes`. A reopening refused because the server no longer knows
    * the session (it restarted: 404, or 400 naming the session) gets a new session, once per loss of the stream,
    * and listens on it (the tool list is then taken as changed and `onToolListChanged` called: a restarted server

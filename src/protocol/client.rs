@@ -2826,7 +2826,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let mut reauthorized = Reauthorizations::default();
             body = loop {
                 if failed > self.opts.max_retries {
-                    return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, &last_got));
+                    return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, &last_got, true));
                 }
                 let delay = reopen_delay(retry_ms, failed, idle);
                 failed += 1;
@@ -4205,7 +4205,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 failed += 1;
                 if failed > self.opts.max_retries {
                     // A 404 there: a session renewed for the stream was refused again.
-                    return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, &last_status));
+                    return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, &last_status, resumed));
                 }
             }
             if brought {
@@ -4312,7 +4312,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 failed += 1;
                 if failed > self.opts.max_retries {
-                    return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, &last_status));
+                    return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, &last_status, false));
                 }
             }
             let delay = backoff_ms(failed);
@@ -4641,18 +4641,32 @@ impl Default for Got {
     }
 }
 
-/// A stream given up after `failed` failed openings in a row (`PROTOCOL`), `last` what the last
-/// one got: its HTTP status, or no response, with the transport's word for why (fetch's own error:
-/// one that throws before anything is sent, over a header it cannot carry, is no network trouble).
-fn gave_up(what: std::fmt::Arguments<'_>, failed: u32, last: &Got) -> Error {
-    let got = match last {
-        Got::Status(s) => format!("HTTP {s}"),
-        Got::NoResponse(TransportError::Network(why)) if why.is_empty() => "no response".owned(),
-        Got::NoResponse(TransportError::Network(why)) => format!("no response: {why}"),
-        Got::NoResponse(TransportError::Aborted) => "no response: aborted".owned(),
-        Got::NoResponse(TransportError::Refused(e)) => format!("no response: {}", e.message),
+/// A stream given up after `failed` failed openings in a row, `last` what the last one got: its
+/// HTTP status (`PROTOCOL`: the server answered, not with the stream), or no response, with the
+/// transport's word for why. No HTTP response at all is `NETWORK`, with the hint any request that
+/// got none has ([`transport_error`]): the server is unreachable, or a browser's CORS refused the
+/// request; `last_event_id`: the last opening sent `Last-Event-ID`, the header a server's CORS most
+/// often leaves out, which a browser refuses the GET for. fetch's own error (one that throws before
+/// anything is sent, over a header it cannot carry) is no network trouble: `PROTOCOL`.
+fn gave_up(what: std::fmt::Arguments<'_>, failed: u32, last: &Got, last_event_id: bool) -> Error {
+    let (code, got, hint) = match last {
+        Got::Status(s) => (ErrorCode::Protocol, format!("HTTP {s}"), String::new()),
+        Got::NoResponse(TransportError::Network(why)) => {
+            let got = if why.is_empty() { "no response".owned() } else { format!("no response: {why}") };
+            let hint = if lost_after_sending(why) {
+                // The server was reached, and closed the connection: not unreachable.
+                String::new()
+            } else if CORS_POSSIBLE.load(std::sync::atomic::Ordering::Relaxed) && last_event_id {
+                format!("; {}; a reopening sends last-event-id, which Access-Control-Allow-Headers must list", no_response_hint())
+            } else {
+                format!("; {}", no_response_hint())
+            };
+            (ErrorCode::Network, got, hint)
+        }
+        Got::NoResponse(TransportError::Aborted) => (ErrorCode::Protocol, "no response: aborted".owned(), String::new()),
+        Got::NoResponse(TransportError::Refused(e)) => (ErrorCode::Protocol, format!("no response: {}", e.message), String::new()),
     };
-    let e = Error::new(ErrorCode::Protocol, format!("{what} ({failed} attempts in a row, the last got {got})"));
+    let e = Error::new(code, format!("{what} ({failed} attempts in a row, the last got {got}){hint}"));
     match last {
         Got::Status(s) => e.with_detail("status", *s),
         Got::NoResponse(_) => e,

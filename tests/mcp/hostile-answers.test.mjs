@@ -195,6 +195,31 @@ test("a response that another call's stream or JSON batch brings reaches its cal
   close();
 });
 
+test("a dropped stream whose resumption gets no HTTP response is NETWORK, with the reason any unanswered request has", async () => {
+  // The call's stream gives an event id, then the server goes away: each resumption GET finds no server.
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const msg = JSON.parse(body);
+    if (msg.method === "initialize") {
+      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s" });
+      return res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "gone", version: "1" } } }));
+    }
+    if (msg.id === undefined) return res.writeHead(202), res.end();
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write("id: 1\nretry: 50\ndata:\n\n");
+    srv.close();
+    setTimeout(() => (res.end(), srv.closeAllConnections()), 20);
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const client = new McpClient(`http://127.0.0.1:${srv.address().port}/mcp`, { timeoutMs: 10_000 });
+  await client.connect();
+  const e = await rejectsWith(client.callTool("echo", {}), "NETWORK");
+  assert.match(e.message, /could not be resumed \(3 attempts in a row, the last got no response: .*ECONNREFUSED.*\); the server is unreachable: is it running/);
+  assert.equal(e.status, undefined);
+  await client.close();
+});
+
 /** A server whose handshake result is `init` and whose other results are `answers[method]` (a function of params, or a value). */
 function answering(init, answers) {
   return startServer((msg, req, res, json) => {

@@ -1136,6 +1136,12 @@ fn listen_without_the_stream_on_offer_ends_at_once_and_failed_reopenings_end_it(
     assert_eq!(e.code, ErrorCode::Protocol, "three failed reopenings (max_retries 2)");
     assert_eq!(e.details.as_ref().and_then(|d| d.get("status")), Some(&json!(409)), "the last status: {e:?}");
     assert_eq!(h.log.borrow().requests.len(), 6);
+    // The last reopening got no response: NETWORK, with the hint (no Last-Event-ID: no id came).
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply(": open\n\n", 0), status_reply(500, vec![], ""), status_reply(500, vec![], ""), Reply::NetworkError]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.listen()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Network, "{e}");
+    assert!(e.message.ends_with("the last got no response: TypeError: Failed to fetch); the server is unreachable, or (from a browser) its CORS policy refused the request: it must answer OPTIONS preflights allowing this origin, the methods GET, POST, DELETE and MCP's request headers, and list mcp-session-id in Access-Control-Expose-Headers (README, \"CORS\")"), "{e}");
 }
 
 /// A server that restarted (it no longer knows the session) gets a new session from a listening
@@ -1727,13 +1733,32 @@ fn event_ids_a_header_cannot_carry_are_not_resumed_from() {
     assert_eq!(gets(&h), [None, Some("l1".to_owned())]);
 }
 
+/// A resumption that got no HTTP response at all (a server gone, a browser's CORS refusing the GET
+/// for its `Last-Event-ID`) is `NETWORK`, as any request without one is, and says what fetch said
+/// and what the hint of such requests says, with the header a server's CORS most often leaves out.
+/// One whose last reopening the server answered wrongly is `PROTOCOL`; a connection the server
+/// closed is not said to be unreachable.
 #[test]
 fn a_reopening_without_a_response_says_why() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), Reply::NetworkError, Reply::NetworkError, Reply::NetworkError]);
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Protocol);
-    assert!(e.message.contains("(3 attempts in a row, the last got no response: TypeError: Failed to fetch)"), "{e}");
+    assert_eq!(e.code, ErrorCode::Network, "{e}");
+    assert!(e.message.contains("could not be resumed (3 attempts in a row, the last got no response: TypeError: Failed to fetch); the server is unreachable, or (from a browser) its CORS policy refused"), "{e}");
+    assert!(e.message.ends_with("(README, \"CORS\"); a reopening sends last-event-id, which Access-Control-Allow-Headers must list"), "{e}");
+
+    let reset = "TypeError: fetch failed: other side closed";
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), Reply::NetworkError, Reply::NetworkErrorSaying(reset), Reply::NetworkErrorSaying(reset)]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Network, "{e}");
+    assert!(e.message.ends_with(&format!("(3 attempts in a row, the last got no response: {reset})")), "{e}");
+
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), Reply::NetworkError, Reply::NetworkError, status_reply(503, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e}");
+    assert!(e.message.ends_with("(3 attempts in a row, the last got HTTP 503)"), "{e}");
 }
 
 /// An empty `id:` clears the last event id: a stream that then drops cannot be resumed.
