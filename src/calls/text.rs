@@ -206,8 +206,12 @@ fn broken(id: String, why: &str, block: &str, map: Option<&NameMap>) -> ToolCall
 fn name_in(block: &str) -> Option<String> {
     let at = block.find("\"name\"")? + "\"name\"".len();
     let value = block[at..].trim_start().strip_prefix(':')?.trim_start();
-    let name = serde_json::Deserializer::from_str(value).into_iter::<String>().next()?.ok()?;
-    (!name.is_empty()).then_some(name)
+    // Read as a `Value`: a typed `String` read would bring serde's invalid-type message, and with it
+    // Rust's float formatting (for a number there), into the module.
+    match serde_json::Deserializer::from_str(value).into_iter::<Value>().next()?.ok()? {
+        Value::String(name) if !name.is_empty() => Some(name),
+        _ => None,
+    }
 }
 
 /// A call of a block, its name through the map and its arguments as the prompt listed them: a
@@ -415,6 +419,17 @@ mod tests {
         let r = read("<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": 'x'}}</tool_call><tool_call>{\"name\": \"mcp__docs__echo\", \"arguments\": {\"q\": \"x");
         let got: Vec<_> = r.calls.iter().map(|c| (c.provider_name.as_str(), c.tool.as_str(), c.error.as_ref().unwrap().code, &c.arguments)).collect();
         assert_eq!(got, [("mcp__docs__search", "search", "INVALID_JSON", &Value::Null), ("mcp__docs__echo", "echo", "INVALID_JSON", &Value::Null)]);
+    }
+
+    /// Only a non-empty JSON string is a broken block's name (escapes read); a number, an object or
+    /// an empty string there leaves the call nameless.
+    #[test]
+    fn a_broken_blocks_name_is_only_a_string() {
+        let names = |reply: &str| read(reply).calls.iter().map(|c| c.provider_name.clone()).collect::<Vec<_>>();
+        assert_eq!(names("<tool_call>{\"name\": \"mcp__docs__\\u0065cho\", \"arguments\": {\"q\": 'x'}}</tool_call>"), ["mcp__docs__echo"]);
+        for name in ["1.5", "-2e400", "{\"a\": 1}", "[\"mcp__docs__echo\"]", "\"\"", "null"] {
+            assert_eq!(names(&format!("<tool_call>{{\"name\": {name}, \"arguments\": {{\"q\": 'x'}}}}</tool_call>")), [""], "{name}");
+        }
     }
 
     #[test]
