@@ -578,9 +578,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 // server with many tools takes out no other).
                 let max = opts.schema.limits.max_tools;
                 if kept.len() > max {
-                    let mut counts: Vec<(&str, usize)> = listed.iter().map(|l| (l.server.as_str(), kept.iter().filter(|(s, _, _)| *s == l.server).count())).collect();
+                    let counts: Vec<(&str, usize)> = listed.iter().map(|l| (l.server.as_str(), kept.iter().filter(|(s, _, _)| *s == l.server).count())).collect();
                     // Stable: of two alike, the later one in the hub's order comes first once reversed.
-                    counts.sort_by_key(|(_, n)| *n);
+                    let mut counts = crate::model::sorted_by_key(counts, |(_, n)| *n);
                     let (mut total, mut over) = (kept.len(), Vec::new());
                     while total > max {
                         let Some((server, n)) = counts.pop() else { break };
@@ -595,7 +595,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                         unconverted.push(unconverted_tool(server, index, tool, ErrorCode::LimitExceeded, &why));
                     }
                     // Each server's in its listing's order ([`Hub::dropped_tools`] goes server by server).
-                    unconverted.sort_by_key(|d| d["index"].as_u64());
+                    // (Every entry has its index, a usize: one past it, as a key, keeps `None` first.)
+                    unconverted = crate::model::sorted_by_key(unconverted, |d| d["index"].as_u64().map_or(0, |i| (i as usize).saturating_add(1)));
                 }
                 if unconverted.is_empty() {
                     return Err(e);
