@@ -2266,7 +2266,8 @@ export interface McpClientOptions {
   /**
    * `capabilities` sent in `initialize`, or in every request's `_meta` in 2026-07-28 (default `{}`), e.g.
    * `{ elicitation: {} }`: a server sends
-   * `elicitation/create`, `sampling/createMessage` or `roots/list` only to a client that declares it.
+   * `elicitation/create`, `sampling/createMessage` or `roots/list` only to a client that declares it, and one
+   * sent all the same is answered -32601 without asking `onRequest`. Declaring `onRequest` declares nothing.
    */
   capabilities?: McpClientCapabilities | undefined;
   /**
@@ -2361,7 +2362,12 @@ export interface McpClientOptions {
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
    * else is answered -32603. Throw (or reject)
    * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, its
-   * `message`, and its `data` if it has one. Without it they are answered -32601 (method not found). A 2026-07-28 server asks through
+   * `message`, and its `data` if it has one. Without it they are answered -32601 (method not found).
+   * It is asked only for what `capabilities` declares: a request for a capability not declared
+   * (`elicitation/create` without `elicitation`, `sampling/createMessage` without `sampling`, `roots/list`
+   * without `roots`) is answered -32601 (`Method not found: elicitation/create`), as the SDK's client answers it,
+   * and `onRequest` is not asked. Giving `onRequest` declares nothing: declare what it answers (in a hub, in the
+   * server's config, beside its `onRequest`). Other methods reach it whatever is declared. A 2026-07-28 server asks through
    * an `input_required` result instead, whose inputs go to this handler the same way (without it, or when it
    * throws, the request fails with `INPUT_REQUIRED`; a wait is bounded by the call's `maxTotalTimeoutMs` and
    * `signal`, not its `timeoutMs`; a result asking for
@@ -3052,6 +3058,8 @@ export type McpListenEnd = { server: string; offered: boolean; error?: undefined
 /**
  * One server of an {@link McpHub}: its URL plus any {@link McpClientOptions}. A key not known is `INVALID_OPTIONS`
  * naming the config (`servers.github has no key "timeotMs": did you mean timeoutMs?`), the server in `server`.
+ * `capabilities` and `onRequest` are the server's own: its `onRequest` is asked only for the capabilities its
+ * config declares (`{ url, capabilities: { elicitation: {} }, onRequest }`), the others answered -32601.
  */
 export interface McpServerConfig extends McpClientOptions {
   url: string;

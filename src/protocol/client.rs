@@ -2980,12 +2980,28 @@ impl<T: Transport, C: Clock> Client<T, C> {
         result
     }
 
+    /// A request of a capability the client did not declare (`elicitation/create` without
+    /// `elicitation`, `sampling/createMessage` without `sampling`, `roots/list` without `roots`):
+    /// -32601, as the MCP SDK's client answers it (it cannot take a handler for one), and the
+    /// handler is not asked (a server sends them only to a client that declares them; one written
+    /// for something else would answer it all the same).
+    fn undeclared_capability(&self, method: &str) -> Option<RpcError> {
+        let capability = match method {
+            "elicitation/create" => "elicitation",
+            "sampling/createMessage" => "sampling",
+            "roots/list" => "roots",
+            _ => return None,
+        };
+        let declared = self.opts.capabilities.get(capability).is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)));
+        (!declared).then(|| RpcError { code: -32601, message: format!("Method not found: {method}"), data: None })
+    }
+
     /// An `elicitation/create` in a mode the client's declared `elicitation` capability leaves
     /// out, as the MCP SDK's client reads it (2025-11-25: `{}` is form mode alone, `{url: {}}`
     /// URL mode alone, `{form: {}, url: {}}` both; a request without `mode` is form mode): the
     /// error the SDK's client answers it with (-32602), and the handler is not asked (an app that
     /// shows forms would take a URL request for an empty form and accept it). A client that
-    /// declares no `elicitation` leaves every request to its handler.
+    /// declares no `elicitation` answers every one -32601 ([`Client::undeclared_capability`]).
     fn undeclared_elicitation(&self, method: &str, params: &Value) -> Option<RpcError> {
         if method != "elicitation/create" {
             return None;
@@ -3019,7 +3035,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // wait for a person (MCP: the receiver answers a ping promptly). The POSTs of such
             // answers are bounded as refusals are.
             Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Ok(Value::Object(Map::new())))))
-        } else if let Some(refusal) = self.undeclared_elicitation(&method, &params) {
+        } else if let Some(refusal) = self.undeclared_capability(&method).or_else(|| self.undeclared_elicitation(&method, &params)) {
             Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Err(refusal))))
         } else if let Some(slot) = Slot::take(&self.answering, MAX_SERVER_REQUESTS) {
             // The handler's future is made while it is borrowed and awaited after, so that the

@@ -117,6 +117,7 @@ test("throws caught from a fetch, onRequest, onProgress, onLog and a hub's confi
     throw Object.assign(new Error("no roots here"), { code: -32001 });
   };
   const asking = new tw.McpClient(url, {
+    capabilities: { roots: {} },
     onRequest,
     fetch: mcpFetch(async (msg, send, answered) => {
       const rid = `r${id++}`;
@@ -188,6 +189,7 @@ test("a promise the module gave up on that never settles holds nothing: a fetch,
   let abort;
   let id = 0;
   const ignoring = new tw.McpClient(url, {
+    capabilities: { roots: {} },
     onRequest: () => {
       queueMicrotask(abort);
       return never();

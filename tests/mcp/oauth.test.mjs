@@ -258,6 +258,7 @@ describe("McpClient oauth", () => {
     const client = new McpClient(`${base}/mcp`, {
       oauth,
       timeoutMs: 5000,
+      capabilities: { elicitation: {} },
       // The user takes a moment to answer, and the access token expires meanwhile.
       onRequest: async () => {
         seen.tokens.clear();

@@ -1,12 +1,12 @@
 // McpClient (the built package, ../../pkg) against a small server in this process that asks the client things on
-// a call's stream and on the listening stream: an answer the server refuses.
+// a call's stream and on the listening stream: an answer the server refuses, a capability the client never declared.
 // Run: make pkg && node --test tests/mcp/server-requests.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
 
-const { McpClient } = await loadPkg();
+const { McpClient, McpHub } = await loadPkg();
 
 /**
  * A server whose `ask` tool sends each of `requests` (`[method, params]`) on the call's stream, then its result (the
@@ -102,4 +102,59 @@ test("an answer refused 404 on the listening stream leaves listening on: the ses
   assert.deepEqual(ends, []);
   await client.close();
   server.close();
+});
+
+test("a request of a capability the client did not declare is answered -32601 without asking onRequest", async () => {
+  const requests = [
+    ["elicitation/create", { message: "Name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }],
+    ["sampling/createMessage", { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 }],
+    ["roots/list", {}],
+    ["toolwire-test/custom", {}],
+  ];
+  const answer = { elicitation: { action: "accept", content: { name: "x" } }, sampling: { role: "assistant", content: { type: "text", text: "ok" }, model: "m" }, roots: { roots: [] } };
+  const notFound = (i) => ({ id: `call-${i}`, error: { code: -32601, message: `Method not found: ${requests[i][0]}` } });
+  for (const [capabilities, reached] of [
+    [{}, ["toolwire-test/custom"]],
+    [undefined, ["toolwire-test/custom"]],
+    [{ roots: {} }, ["roots/list", "toolwire-test/custom"]],
+    [{ elicitation: {}, sampling: {}, roots: { listChanged: true } }, requests.map(([m]) => m)],
+  ]) {
+    const server = await startServer({ requests });
+    const asked = [];
+    const onRequest = ({ method }) => (asked.push(method), answer[method.split("/")[0]] ?? {});
+    const client = new McpClient(server.url, { ...(capabilities && { capabilities }), onRequest });
+    await client.connect();
+    const result = await within(10_000, client.callTool("ask", {}), "the call");
+    const got = JSON.parse(result.content[0].text).sort((a, b) => a.id.localeCompare(b.id));
+    const how = JSON.stringify(capabilities);
+    assert.deepEqual(asked.sort(), [...reached].sort(), how);
+    requests.forEach(([method], i) => {
+      if (reached.includes(method)) assert.ok(got[i].result, `${how} ${method}`);
+      else assert.deepEqual(got[i], notFound(i), `${how} ${method}`);
+    });
+    await client.close();
+    server.close();
+  }
+});
+
+test("a hub's servers declare their own capabilities: each server's onRequest is asked only for what its config declares", async () => {
+  const requests = [["elicitation/create", { message: "Name?", requestedSchema: { type: "object", properties: {} } }], ["roots/list", {}]];
+  const [plain, rooted] = [await startServer({ requests }), await startServer({ requests })];
+  const asked = { plain: [], rooted: [] };
+  const onRequest = (name) => ({ method }) => (asked[name].push(method), method === "roots/list" ? { roots: [] } : { action: "decline" });
+  const hub = new McpHub({
+    plain: { url: plain.url, onRequest: onRequest("plain") },
+    rooted: { url: rooted.url, capabilities: { roots: {} }, onRequest: onRequest("rooted") },
+  });
+  const answers = {};
+  for (const name of ["plain", "rooted"]) {
+    const result = await within(10_000, hub.request(name, "tools/call", { name: "ask", arguments: {} }), `${name}'s call`);
+    answers[name] = JSON.parse(result.content[0].text).sort((a, b) => a.id.localeCompare(b.id));
+  }
+  assert.deepEqual(asked, { plain: [], rooted: ["roots/list"] });
+  assert.deepEqual(answers.plain.map((a) => a.error?.code), [-32601, -32601]);
+  assert.deepEqual(answers.rooted, [{ id: "call-0", error: { code: -32601, message: "Method not found: elicitation/create" } }, { id: "call-1", result: { roots: [] } }]);
+  await hub.closeAll();
+  plain.close();
+  rooted.close();
 });

@@ -308,6 +308,18 @@ fn harness(replies: Vec<Reply>) -> Harness {
     harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000)
 }
 
+/// The default options, but declaring `capabilities` (an object: `{"elicitation": {}}`): a
+/// server request of one (`elicitation/create`, `sampling/createMessage`, `roots/list`) reaches
+/// the request handler only when its capability is declared.
+pub(crate) fn declaring(capabilities: Value) -> ClientOptions {
+    ClientOptions { capabilities: capabilities.as_object().cloned().unwrap(), ..ClientOptions::new("http://127.0.0.1/mcp") }
+}
+
+/// A harness whose client declares `capabilities` ([`declaring`]).
+fn harness_declaring(replies: Vec<Reply>, capabilities: Value) -> Harness {
+    harness_with(replies, declaring(capabilities), 10_000)
+}
+
 /// A scripted transport and its log, for a client over an adapter of it.
 pub(crate) fn scripted(replies: Vec<Reply>) -> (Scripted, Rc<RefCell<Log>>) {
     let log = Rc::new(RefCell::new(Log::default()));
@@ -519,7 +531,7 @@ fn a_server_request_the_server_cancels_is_dropped_unanswered() {
         "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"user left\"}}\n\n",
         "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n",
     );
-    let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply(sse, 0), accepted()]);
+    let h = harness_declaring(vec![init_reply("2025-11-25", None), accepted(), sse_reply(sse, 0), accepted()], json!({"sampling": {}, "roots": {}}));
     struct Probe(Rc<std::cell::Cell<bool>>);
     impl Drop for Probe {
         fn drop(&mut self) {
@@ -591,7 +603,8 @@ fn elicitation_defaults_fill_an_accepted_form_when_declared() {
 
 /// An elicitation in a mode the declared `elicitation` capability leaves out is refused as the
 /// SDK's client refuses it (-32602), the handler not asked: a page that shows forms would take a
-/// URL request for an empty form and accept it. A declared mode, and no declaration, reach it.
+/// URL request for an empty form and accept it. A declared mode reaches it; without `elicitation`
+/// declared (or declared `false`), every one is -32601, as the SDK's client answers it.
 #[test]
 fn an_elicitation_in_a_mode_not_declared_is_refused_without_the_handler() {
     let ask = |mode: &str| {
@@ -599,13 +612,15 @@ fn an_elicitation_in_a_mode_not_declared_is_refused_without_the_handler() {
         format!("data: {}\n\ndata: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[]}}}}\n\n", json!({"jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": params}))
     };
     for (declared, mode, refused) in [
-        (json!({}), "url", Some("Client does not support url-mode elicitation requests")),
-        (json!({"form": {}}), "url", Some("Client does not support url-mode elicitation requests")),
-        (json!({"url": {}}), "", Some("Client does not support form-mode elicitation requests")),
-        (json!({"url": {}}), "form", Some("Client does not support form-mode elicitation requests")),
+        (json!({}), "url", Some((-32602, "Client does not support url-mode elicitation requests"))),
+        (json!({"form": {}}), "url", Some((-32602, "Client does not support url-mode elicitation requests"))),
+        (json!({"url": {}}), "", Some((-32602, "Client does not support form-mode elicitation requests"))),
+        (json!({"url": {}}), "form", Some((-32602, "Client does not support form-mode elicitation requests"))),
         (json!({}), "", None),
         (json!({"form": {}, "url": {}}), "url", None),
-        (Value::Null, "url", None),
+        (Value::Null, "url", Some((-32601, "Method not found: elicitation/create"))),
+        (Value::Null, "", Some((-32601, "Method not found: elicitation/create"))),
+        (json!(false), "", Some((-32601, "Method not found: elicitation/create"))),
     ] {
         let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
         if !declared.is_null() {
@@ -622,13 +637,56 @@ fn an_elicitation_in_a_mode_not_declared_is_refused_without_the_handler() {
         block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
         let answer = body(&h.log.borrow().requests[3]);
         match refused {
-            Some(message) => {
-                assert_eq!(answer["error"], json!({"code": -32602, "message": message}), "{declared} {mode}");
+            Some((code, message)) => {
+                assert_eq!(answer["error"], json!({"code": code, "message": message}), "{declared} {mode}");
                 assert_eq!(*asked.borrow(), 0);
             }
             None => {
                 assert_eq!(answer["result"], json!({"action": "decline"}), "{declared} {mode}");
                 assert_eq!(*asked.borrow(), 1);
+            }
+        }
+    }
+}
+
+/// A server request of a capability the client did not declare (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`) is answered -32601 as the SDK's client answers it, the
+/// handler not asked: it may have been written for something else. A declared one, and any other
+/// method, reach it.
+#[test]
+fn a_server_request_of_a_capability_not_declared_is_refused_without_the_handler() {
+    let asks = [
+        ("elicitation/create", json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}})),
+        ("sampling/createMessage", json!({"messages": [], "maxTokens": 1})),
+        ("roots/list", json!({})),
+        ("toolwire-test/custom", json!({})),
+    ];
+    let mut events: Vec<String> = asks.iter().enumerate().map(|(i, (m, p))| json!({"jsonrpc": "2.0", "id": 10 + i, "method": m, "params": p}).to_string()).collect();
+    events.push(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}).to_string());
+    for (declared, reached) in [
+        (json!({}), vec!["toolwire-test/custom"]),
+        (json!({"roots": {}, "sampling": false, "elicitation": null}), vec!["roots/list", "toolwire-test/custom"]),
+        (json!({"elicitation": {}, "sampling": {}, "roots": {"listChanged": true}}), asks.iter().map(|(m, _)| *m).collect()),
+    ] {
+        let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events.iter().map(String::as_str).collect::<Vec<_>>(), false)];
+        replies.extend(asks.iter().map(|_| accepted()));
+        let h = harness_declaring(replies, declared.clone());
+        let asked = Rc::new(RefCell::new(Vec::new()));
+        let a2 = asked.clone();
+        h.client.set_request_handler(Some(Box::new(move |m, _, _| {
+            a2.borrow_mut().push(m.to_owned());
+            Box::pin(async { Ok(json!({"answered": true})) })
+        })));
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+        assert_eq!(*asked.borrow(), reached, "{declared}");
+        let log = h.log.borrow();
+        for (i, (method, _)) in asks.iter().enumerate() {
+            let answer = log.requests.iter().map(body).find(|b| b["id"] == 10 + i).unwrap_or_else(|| panic!("{declared}: {method} unanswered"));
+            if reached.contains(method) {
+                assert_eq!(answer["result"], json!({"answered": true}), "{declared} {method}");
+            } else {
+                assert_eq!(answer["error"], json!({"code": -32601, "message": format!("Method not found: {method}")}), "{declared} {method}");
             }
         }
     }
@@ -862,7 +920,7 @@ fn server_requests_answered_at_once_are_bounded_and_those_past_the_bound_refused
     let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted(), flood];
     replies.extend((0..41).map(|_| accepted()));
     replies.push(again);
-    let h = harness(replies);
+    let h = harness_declaring(replies, json!({"elicitation": {}}));
     let seen = slow_handler(&h, 1_000);
     block_on(h.client.connect()).unwrap();
     block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
@@ -892,7 +950,7 @@ fn past_the_refusals_being_posted_a_server_request_is_left_unanswered() {
     let elicit = |i: usize| format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"elicitation/create\",\"params\":{{}}}}", 100 + i);
     let events: Vec<String> = (0..300).map(elicit).collect();
     let flood = sse_events(&events.iter().map(String::as_str).collect::<Vec<_>>(), true);
-    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    let mut opts = declaring(json!({"elicitation": {}}));
     opts.timeout_ms = 50;
     let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted(), flood];
     replies.extend((0..300).map(|_| Reply::Hang));
@@ -910,7 +968,7 @@ fn past_the_refusals_being_posted_a_server_request_is_left_unanswered() {
 #[test]
 fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_event_id() {
     let stream = "id: g1\nretry: 250\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\nid: g2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}\n\n";
-    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(stream, 7), accepted(), Reply::Hang]);
+    let h = harness_declaring(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(stream, 7), accepted(), Reply::Hang], json!({"elicitation": {}}));
     let notes = Rc::new(RefCell::new(Vec::new()));
     let n2 = notes.clone();
     h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
@@ -994,7 +1052,7 @@ fn a_call_stream_is_read_on_while_a_server_request_waits_for_its_answer() {
             events.push("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}");
         }
         events.push("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}");
-        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events, false), accepted(), accepted()]);
+        let h = harness_declaring(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events, false), accepted(), accepted()], json!({"elicitation": {}}));
         gated_handlers(&h);
         block_on(h.client.connect()).unwrap();
         let result = bounded(h.client.call_tool("ask", json!({}), &mut CallOptions::default()), 10_000);
@@ -1016,7 +1074,7 @@ fn the_idle_timeout_does_not_run_while_a_server_request_is_answered() {
     // Every sleep of 1 ms ends at once, so a silent stream with an idle timeout of 1 ms fails at
     // once, but not while the server waits for the answer to its request.
     for with_request in [false, true] {
-        let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+        let mut opts = declaring(json!({"elicitation": {}}));
         opts.idle_timeout_ms = Some(1);
         let events: &[&str] = if with_request { &[ELICIT_9] } else { &[] };
         let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(events, true)], opts, 1);
@@ -1057,7 +1115,7 @@ fn a_call_that_fails_still_answers_the_requests_before_its_end() {
     // without one (and without an event id to resume from). The answer goes out either way.
     let error = "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32000,\"message\":\"no\"}}";
     for (events, code) in [(vec![ELICIT_9, error], ErrorCode::JsonRpcError), (vec![ELICIT_9], ErrorCode::Protocol)] {
-        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events, false), accepted()]);
+        let h = harness_declaring(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events, false), accepted()], json!({"elicitation": {}}));
         h.client.set_request_handler(Some(Box::new(|_, _, _| {
             let mut polled = false;
             Box::pin(std::future::poll_fn(move |cx| {
@@ -1096,7 +1154,7 @@ fn listen_reads_on_while_a_server_request_waits_for_its_answer() {
         then_hang: true,
         then_error: false,
     };
-    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), stream, accepted(), accepted()]);
+    let h = harness_declaring(vec![init_reply("2025-11-25", Some("s")), accepted(), stream, accepted(), accepted()], json!({"elicitation": {}}));
     gated_handlers(&h);
     block_on(h.client.connect()).unwrap();
     let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
@@ -1206,7 +1264,7 @@ fn listen_renews_a_session_the_server_forgot_and_listens_on() {
 #[test]
 fn answers_to_a_forgotten_sessions_requests_are_dropped_at_its_renewal() {
     let ask = "id: e1\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"elicitation/create\",\"params\":{\"message\":\"staging?\"}}\n\n";
-    let h = harness(vec![
+    let h = harness_declaring(vec![
         init_reply("2025-11-25", Some("old")),
         accepted(),
         sse_reply(ask, 0),
@@ -1214,7 +1272,7 @@ fn answers_to_a_forgotten_sessions_requests_are_dropped_at_its_renewal() {
         init_reply_id(1, "2025-11-25", Some("new")),
         accepted(),
         Reply::Hang,
-    ]);
+    ], json!({"elicitation": {}}));
     /// Marks its handler's future dropped.
     struct Dropped(Rc<Cell<bool>>);
     impl Drop for Dropped {
@@ -3050,7 +3108,7 @@ fn a_json_body_is_given_back_before_its_server_request_is_answered() {
         {"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage", "params": {}},
         {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "x".repeat(10_000)}]}},
     ]);
-    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), json_reply(batch), accepted()]);
+    let h = harness_declaring(vec![init_reply("2025-11-25", Some("s")), accepted(), json_reply(batch), accepted()], json!({"sampling": {}}));
     let held_then = Rc::new(Cell::new(usize::MAX));
     let seen = held_then.clone();
     h.client.set_request_handler(Some(Box::new(move |_, _, _| {
@@ -4612,7 +4670,7 @@ fn a_tasks_server_request_names_the_call() {
     let ask = r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"go on?","requestedSchema":{"type":"object","properties":{}}}}"#;
     let done = r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"done"}]}}"#;
     replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Echo(task("input_required", 100)), sse_events(&[ask, done], false), accepted()]);
-    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    let h = harness_with(replies, declaring(json!({"elicitation": {}})), 10_000);
     let seen = Rc::new(RefCell::new(Vec::new()));
     let s2 = seen.clone();
     h.client.set_request_handler(Some(Box::new(move |_, _, context| {
@@ -4742,7 +4800,7 @@ fn a_tasks_input_time_does_not_count_against_its_timeout_on_any_stream() {
             let created = json!({"jsonrpc": "2.0", "id": 2, "result": {"task": task("working", 100)}}).to_string();
             replies.extend([sse_events(&[ask, &created], false), accepted(), Reply::Echo(task("completed", 100)), result()]);
         }
-        let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+        let h = harness_with(replies, declaring(json!({"elicitation": {}})), 10_000);
         let clock = h.clock.clone();
         h.client.set_request_handler(Some(Box::new(move |_, _, _| {
             let clock = clock.clone();
@@ -4764,7 +4822,7 @@ fn a_tasks_input_time_does_not_count_against_its_timeout_on_any_stream() {
     let mut replies = task_server();
     let polled = json!({"jsonrpc": "2.0", "id": 3, "result": task("completed", 100)}).to_string();
     replies.extend([Reply::Echo(json!({"task": task("working", 100)})), sse_events(&[ask, &polled], false), accepted()]);
-    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    let h = harness_with(replies, declaring(json!({"elicitation": {}})), 10_000);
     let clock = h.clock.clone();
     h.client.set_request_handler(Some(Box::new(move |_, _, _| {
         let clock = clock.clone();
@@ -5152,7 +5210,7 @@ fn a_server_request_names_the_request_it_came_for() {
     };
     let ask = sse_events(&[r#"{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}"#, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#], false);
     let listening = sse_events(&[r#"{"jsonrpc":"2.0","id":9,"method":"roots/list","params":{}}"#], true);
-    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), ask, accepted(), listening, accepted(), accepted()]);
+    let h = harness_declaring(vec![init_reply("2025-11-25", Some("s")), accepted(), ask, accepted(), listening, accepted(), accepted()], json!({"elicitation": {}, "roots": {}}));
     record(&h);
     block_on(h.client.connect()).unwrap();
     block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
@@ -5219,7 +5277,7 @@ fn a_calls_timeout_stands_while_its_server_request_is_answered() {
         }))
     };
 
-    let h = harness(vec![]);
+    let h = harness_declaring(vec![], json!({"elicitation": {}}));
     let stream = sse_events(&[ELICIT, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#], false);
     *h.client.transport().replies.borrow_mut() = vec![init_reply("2025-11-25", Some("s")), accepted(), stream, server(&h)].into();
     slow_person(&h);
@@ -5231,7 +5289,7 @@ fn a_calls_timeout_stands_while_its_server_request_is_answered() {
 
     // The server silent after the answer: the call times out 1,000 ms later.
     posted.borrow_mut().clear();
-    let h = harness(vec![]);
+    let h = harness_declaring(vec![], json!({"elicitation": {}}));
     let stream = sse_events(&[ELICIT], true);
     *h.client.transport().replies.borrow_mut() = vec![init_reply("2025-11-25", Some("s")), accepted(), stream, server(&h)].into();
     slow_person(&h);
@@ -6428,7 +6486,7 @@ fn a_read_only_request_abandoned_by_a_renewal_is_sent_again() {
 #[test]
 fn what_an_old_sessions_stream_brings_neither_answers_nor_cancels_on_the_new_one() {
     let (old, new) = (Live::default(), Live::default());
-    let h = harness(vec![forgetting_server(&old, &new, &[])]);
+    let h = harness_declaring(vec![forgetting_server(&old, &new, &[])], json!({"elicitation": {}}));
     let (asked, aborted, release) = held_handler(&h);
     block_on(h.client.connect()).unwrap();
     let go = Cell::new(false);
@@ -6524,7 +6582,7 @@ fn an_answer_refused_for_its_token_is_reauthorized_and_sent_again() {
         let stream = Live::default();
         let answered = Rc::new(Cell::new(0));
         let (s, n) = (stream.clone(), answered.clone());
-        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let h = harness_declaring(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
             let b = body(req);
             match b["method"].as_str() {
                 Some("initialize") => init_reply("2025-11-25", Some("s1")),
@@ -6539,7 +6597,7 @@ fn an_answer_refused_for_its_token_is_reauthorized_and_sent_again() {
                 }
                 _ => accepted(),
             }
-        }))]);
+        }))], json!({"elicitation": {}}));
         let asked = Rc::new(Cell::new(0));
         let a = asked.clone();
         h.client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
@@ -6584,7 +6642,7 @@ fn an_answer_the_server_refuses_fails_the_call_it_came_for() {
     ] {
         let stream = Live::default();
         let s = stream.clone();
-        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let h = harness_declaring(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
             let b = body(req);
             match b["method"].as_str() {
                 Some("initialize") => init_reply("2025-11-25", Some("s1")),
@@ -6595,7 +6653,7 @@ fn an_answer_the_server_refuses_fails_the_call_it_came_for() {
                 },
                 _ => accepted(),
             }
-        }))]);
+        }))], json!({"roots": {}}));
         h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"roots": []})) }))));
         block_on(h.client.connect()).unwrap();
         let (r, ()) = block_on(futures_util::future::join(h.client.call_tool("x", json!({}), &mut CallOptions::default()), async {
@@ -6617,7 +6675,7 @@ fn a_refused_answer_fails_nothing_once_its_request_was_cancelled_or_its_call_ans
         let stream = Live::default();
         let refuse = Rc::new(Cell::new(false));
         let (s, f) = (stream.clone(), refuse.clone());
-        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let h = harness_declaring(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
             let b = body(req);
             let f = f.clone();
             match b["method"].as_str() {
@@ -6626,7 +6684,7 @@ fn a_refused_answer_fails_nothing_once_its_request_was_cancelled_or_its_call_ans
                 None if b.get("result").is_some() => Reply::Until(Rc::new(move || f.get()), Box::new(status_reply(500, vec![], "answer refused"))),
                 _ => accepted(),
             }
-        }))]);
+        }))], json!({"elicitation": {}}));
         h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "decline"})) }))));
         block_on(h.client.connect()).unwrap();
         let (r, ()) = block_on(futures_util::future::join(h.client.call_tool("x", json!({}), &mut CallOptions::default()), async {
@@ -6713,7 +6771,7 @@ fn a_close_during_a_resumption_is_said_as_a_close() {
 /// answers either, as on a stream (ANSWER_ACK_MS): each is waited for a moment, then abandoned.
 #[test]
 fn a_json_result_is_not_held_by_an_answer_the_server_is_slow_to_acknowledge() {
-    let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+    let h = harness_declaring(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
         let b = body(req);
         match b["method"].as_str() {
             Some("initialize") => init_reply("2025-11-25", Some("s1")),
@@ -6725,7 +6783,7 @@ fn a_json_result_is_not_held_by_an_answer_the_server_is_slow_to_acknowledge() {
             None if b.get("result").is_some() => Reply::Hang,
             _ => accepted(),
         }
-    }))]);
+    }))], json!({"sampling": {}}));
     h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"})) }))));
     block_on(h.client.connect()).unwrap();
     let r = bounded(h.client.call_tool("x", json!({}), &mut CallOptions::default()), 10_000);
@@ -6839,7 +6897,7 @@ fn a_response_in_hand_is_returned_when_a_deadline_or_the_signal_comes_while_a_ha
                         _ => accepted(),
                     }
                 }))],
-                ClientOptions::new("http://127.0.0.1/mcp"),
+                declaring(json!({"sampling": {}})),
                 10,
             );
             let asked = Rc::new(Cell::new(false));
