@@ -385,8 +385,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
             cx.change(rules.keyword, format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
         }
     }
-    if let Some(why) = outside_strict_values(obj) {
-        return Ok(Err(format!("{why} at {}", display_path(cx.path()))));
+    if let Some((why, at)) = outside_strict_values(obj) {
+        let at = format!("{}{at}", cx.path());
+        return Ok(Err(format!("{why} at {}", display_path(&at))));
     }
     let mut failure = None;
     for_each_subschema_mut(obj, cx, &mut |sub, cx| {
@@ -406,23 +407,34 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
 }
 
 /// Why what is left of a node after the unsupported keywords went cannot be strict, if it
-/// cannot (the Anthropic SDK's strict transform throws for each): an `enum` or `const` of
-/// objects or arrays (strict mode takes primitives), or `false` where a subschema stands
-/// (nothing valid).
-fn outside_strict_values(obj: &JsonObject) -> Option<&'static str> {
+/// cannot (the Anthropic SDK's strict transform throws for each), and where below the node: an
+/// `enum` or `const` of objects or arrays (strict mode takes primitives), or `false` where a
+/// subschema stands (nothing valid), at that subschema.
+fn outside_strict_values(obj: &JsonObject) -> Option<(&'static str, String)> {
     if obj.find("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(|v| v.is_object() || v.is_array())) {
-        return Some("an enum of objects or arrays");
+        return Some(("an enum of objects or arrays", String::new()));
     }
     if obj.find("const").is_some_and(|c| c.is_object() || c.is_array()) {
-        return Some("a const object or array");
+        return Some(("a const object or array", String::new()));
     }
-    let boolean = |v: &Value| matches!(v, Value::Bool(false));
-    let in_map = |k: &str| obj.find(k).and_then(Value::as_object).is_some_and(|m| m.values().any(boolean));
-    let in_array = |k: &str| obj.find(k).and_then(Value::as_array).is_some_and(|a| a.iter().any(boolean));
-    if in_map("properties") || obj.find("items").is_some_and(boolean) || in_array("anyOf") || in_array("allOf") {
-        return Some("a `false` schema (nothing valid)");
+    let nothing = |v: &Value| matches!(v, Value::Bool(false));
+    let mut at = None;
+    if let Some(Value::Object(props)) = obj.find("properties") {
+        if let Some(name) = props.iter().find(|(_, p)| nothing(p)).map(|(name, _)| name) {
+            let mut p = "/properties".owned();
+            crate::text::push_pointer_token(&mut p, name);
+            at = Some(p);
+        }
     }
-    None
+    if at.is_none() && obj.find("items").is_some_and(nothing) {
+        at = Some("/items".owned());
+    }
+    for key in ["anyOf", "allOf"] {
+        if at.is_none() {
+            at = obj.find(key).and_then(Value::as_array).and_then(|a| a.iter().position(nothing)).map(|i| format!("/{key}/{i}"));
+        }
+    }
+    at.map(|at| ("a `false` schema (nothing valid)", at))
 }
 
 /// Where a property, the items or an `anyOf` branch of this node (made strict) is nothing but
@@ -761,7 +773,10 @@ mod tests {
             (json!({"description":"any JSON"}), "a schema without a type at /properties/a"),
             (json!(true), "a `true` schema (anything) at /properties/a"),
             (json!({"type":"array","items":{"description":"any"}}), "a schema without a type at /properties/a/items"),
-            (json!({"anyOf":[{"type":"string"},false]}), "a `false` schema (nothing valid) at /properties/a"),
+            // Where the `false` is, not the node that holds it (s29f F4).
+            (json!({"anyOf":[{"type":"string"},false]}), "a `false` schema (nothing valid) at /properties/a/anyOf/1)"),
+            (json!({"type":"object","properties":{"ok":{"type":"string"},"gone":false}}), "a `false` schema (nothing valid) at /properties/a/properties/gone)"),
+            (json!({"type":"array","items":false}), "a `false` schema (nothing valid) at /properties/a/items)"),
             (json!({"$ref":"#/$defs/Missing"}), "a schema without a type at /properties/a"),
             (json!({"$dynamicRef":"#node"}), "`$dynamicRef` at /properties/a"),
             (json!({"type":"array","items":{"$recursiveRef":"#"}}), "`$recursiveRef` at /properties/a/items"),
@@ -777,6 +792,23 @@ mod tests {
             true,
         );
         assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+    }
+
+    /// A `false` property of the root is named where it is, not as "the root" that holds it
+    /// (s29f F4), for Bedrock's Claude too.
+    #[test]
+    fn strict_fallback_names_where_a_false_schema_is() {
+        use crate::convert::{convert, ConvertOptions};
+        use crate::providers::Provider;
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{"ok":{"type":"string"},"gone":false}}}]);
+        for provider in [Provider::Anthropic, Provider::Bedrock] {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = true;
+            let conv = convert(tools.clone(), provider, &opts).unwrap();
+            let fallback: Vec<&str> = conv.report.tools[0].problems.iter().filter(|d| d.rule.ends_with("/strict-fallback")).map(|d| d.message.as_str()).collect();
+            assert_eq!(fallback.len(), 1, "{provider:?}: {fallback:?}");
+            assert!(fallback[0].contains("(a `false` schema (nothing valid) at /properties/gone)"), "{provider:?}: {fallback:?}");
+        }
     }
 
     #[test]
