@@ -342,7 +342,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         if let Some(reason) = crate::providers::openai::free_form_object(obj, cx.path()) {
             return Ok(Err(reason));
         }
-        crate::providers::openai::close(obj, cx, rules.close);
+        crate::providers::openai::close(obj, cx, rules.close, crate::providers::openai::closed_by_unevaluated(obj));
     }
     let mut drop = Vec::new();
     for key in STRICT_UNSUPPORTED {

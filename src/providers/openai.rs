@@ -137,13 +137,26 @@ pub(crate) fn open_by_unevaluated(obj: &JsonObject, at: &str) -> Option<String> 
 /// Closes an object node for strict mode (`additionalProperties: false`), recording the change
 /// under `rule` where it was open by omission (properties it does not declare were allowed, and
 /// are no longer). One that says `additionalProperties: true` never comes here: it means its
-/// undeclared properties, and the tool falls back (as the OpenAI Agents SDK refuses it).
-pub(crate) fn close(obj: &mut JsonObject, cx: &mut Cx, rule: &'static str) {
+/// undeclared properties, and the tool falls back (as the OpenAI Agents SDK refuses it). One
+/// `closed` already ([`closed_by_unevaluated`], read before that keyword is removed) changes
+/// meaning in nothing.
+pub(crate) fn close(obj: &mut JsonObject, cx: &mut Cx, rule: &'static str, closed: bool) {
     if obj.find("additionalProperties").is_some() {
         return;
     }
-    cx.change(rule, "object closed with `additionalProperties: false` (strict mode closes every object): properties it does not declare, allowed by omission, are no longer accepted");
+    if !closed {
+        cx.change(rule, "object closed with `additionalProperties: false` (strict mode closes every object): properties it does not declare, allowed by omission, are no longer accepted");
+    }
     obj.put("additionalProperties", Value::Bool(false));
+}
+
+/// Whether `unevaluatedProperties: false` closes this object node as `additionalProperties:
+/// false` does: with nothing beside it that could evaluate properties the node does not declare
+/// (a combinator's branch, a conditional, a reference), which it would accept and
+/// `additionalProperties: false` not.
+pub(crate) fn closed_by_unevaluated(obj: &JsonObject) -> bool {
+    const EVALUATING: [&str; 10] = ["allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "$ref", "$dynamicRef", "$recursiveRef"];
+    matches!(obj.find("unevaluatedProperties"), Some(Value::Bool(false))) && !EVALUATING.iter().any(|k| obj.has(k))
 }
 
 /// Steps 3-6. The outer `Result` is a hard error (limits); the inner one a reason to fall back.
@@ -672,6 +685,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     if openapi_nullable(obj) {
         cx.change("openai/strict-keyword", "`nullable: true` (OpenAPI) is not supported in strict mode; written as a `null` type");
     }
+    let closed = closed_by_unevaluated(obj);
     let removable: Vec<String> = obj.keys().filter(|k| !STRICT_KEYWORDS.contains(&k.as_str())).cloned().collect();
     for key in removable {
         if let Some(v) = obj.remove(&key) {
@@ -710,7 +724,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             return Ok(Err(reason));
         }
         budget.depth = budget.depth.max(level + 1);
-        close(obj, cx, "openai/strict-close");
+        close(obj, cx, "openai/strict-close", closed);
         // Owned (the properties are rewritten in place below), in a set past a few names.
         let required_names: Vec<String> = obj
             .find("required")
@@ -1677,6 +1691,44 @@ mod tests {
     /// Strict mode closes an object open by omission, and says so (probe F7), for OpenAI and
     /// Claude, on both paths; one that says `additionalProperties: true` means its undeclared
     /// properties, and the tool falls back (as the OpenAI Agents SDK refuses it).
+    /// An object closed by `unevaluatedProperties: false` accepted no undeclared property: strict
+    /// mode's `additionalProperties: false` narrows nothing there, and no `strict-close` says it
+    /// does, as none does for one closed by `additionalProperties: false` (s29f F8). Beside an
+    /// `anyOf` whose branch declares a property of its own, which it accepted, closing is one.
+    #[test]
+    fn an_object_closed_by_unevaluated_properties_is_not_reported_closed() {
+        use crate::convert::{convert, convert_json, ConvertOptions};
+        use crate::providers::Provider;
+        let object = |closing: &str| json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"],closing:false});
+        let nested = |o: Value| json!({"type":"object","properties":{"o":o},"required":["o"],"additionalProperties":false});
+        let all_of = json!({"type":"object","allOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"integer"}},"required":["b"]}],"unevaluatedProperties":false});
+        let branches = json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"],
+            "anyOf":[{"properties":{"b":{"type":"integer"}},"required":["b"]},{"required":["a"]}],"unevaluatedProperties":false});
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock] {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = true;
+            for (schema, closed_at) in [
+                (object("unevaluatedProperties"), None),
+                (object("additionalProperties"), None),
+                (nested(object("unevaluatedProperties")), None),
+                (all_of.clone(), None),
+                (nested(branches.clone()), Some("/properties/o")),
+            ] {
+                let tools = json!([{"name":"t","inputSchema":schema.clone()}]);
+                let conv = convert(tools.clone(), provider, &opts).unwrap();
+                let r = &conv.report.tools[0];
+                if r.strict != Some(true) {
+                    // A provider that cannot take the branches beside the object says why instead.
+                    assert!(closed_at.is_some(), "{provider:?} {schema}: {r:?}");
+                    continue;
+                }
+                let closed: Vec<&str> = r.changes.iter().filter(|d| d.rule.ends_with("/strict-close")).map(|d| d.path.as_str()).collect();
+                assert_eq!(closed.contains(&"/properties/o") || closed.contains(&""), closed_at.is_some(), "{provider:?} {schema}: {closed:?}");
+                assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), conv.tools.to_string(), "{provider:?} {schema}");
+            }
+        }
+    }
+
     #[test]
     fn closing_an_open_object_is_a_change_and_an_explicit_true_falls_back() {
         use crate::convert::{convert, convert_json, ConvertOptions};
