@@ -455,3 +455,44 @@ fn gemini_nested_unions_keep_every_branch() {
         assert!(branches.iter().all(|b| b["properties"]["x"]["type"] == "STRING"), "{target:?}: {p0}");
     }
 }
+
+/// [`every_target`] and Ollama (whose output is OpenAI Chat's wrapper, checked as such).
+fn every_target_and_ollama(schema: &Value) -> Vec<(String, Conversion)> {
+    let mut all: Vec<(String, Conversion)> = every_target(schema).into_iter().map(|(t, c)| (format!("{t:?}"), c)).collect();
+    let tools = json!([{ "name": "t", "description": "d", "inputSchema": schema }]);
+    let conv = convert(tools, Provider::Ollama, &ConvertOptions::default()).unwrap();
+    let v = validate(Target::OpenAi, &conv.tools);
+    assert!(v.is_empty(), "ollama: {v:?}\ninput: {schema}\noutput: {}", conv.tools);
+    all.push(("Ollama".into(), conv));
+    all
+}
+
+/// A removed keyword whose value is an object but no schema (OpenAPI's `discriminator` and
+/// `externalDocs`) is described as what it says, not as "any", and the `components` that held
+/// the inlined references is removed with a report and no note (s29f F1).
+#[test]
+fn removed_object_keywords_that_are_not_schemas_say_what_they_hold() {
+    let cat = json!({"type":"object","properties":{"kind":{"const":"cat"}},"required":["kind"]});
+    let dog = json!({"type":"object","properties":{"kind":{"const":"dog"}},"required":["kind"]});
+    let schema = json!({"type":"object","properties":{
+        "pet":{"oneOf":[{"$ref":"#/components/schemas/Cat"},{"$ref":"#/components/schemas/Dog"}],
+            "discriminator":{"propertyName":"kind","mapping":{"cat":"#/components/schemas/Cat","dog":"#/components/schemas/Dog"}}},
+        "link":{"type":"string","externalDocs":{"url":"https://example.com/doc","description":"how links work"}}},
+        "required":["pet","link"],"components":{"schemas":{"Cat":cat,"Dog":dog}}});
+    let mut described = 0;
+    for (target, conv) in every_target_and_ollama(&schema) {
+        let out = conv.tools.to_string();
+        assert!(!out.contains(": any"), "{target}: {out}");
+        assert!(!out.contains("(components"), "{target}: {out}");
+        let changes = &conv.report.tools[0].changes;
+        let said = |what: &str| changes.iter().any(|d| d.message.contains(what));
+        if said("`discriminator`") {
+            described += 1;
+            assert!(out.contains(r#"discriminator: property \"kind\" (\"cat\": Cat, \"dog\": Dog)"#), "{target}: {out}");
+            assert!(out.contains("externalDocs: https://example.com/doc (how links work)"), "{target}: {out}");
+            assert!(said("`components`"), "{target}: {changes:?}");
+        }
+    }
+    // OpenAI strict (Chat and Responses), Claude's, Gemini, Vertex, Ollama.
+    assert_eq!(described, 7);
+}

@@ -1129,12 +1129,14 @@ fn with_short_json(prefix: &str, v: &Value) -> String {
     out
 }
 
-/// The keywords [`keyword_hint`] gives no note for, whatever their value.
+/// The keywords [`keyword_hint`] gives no note for, whatever their value: among them the
+/// containers of reference targets (`components` is OpenAPI's), whose references are inlined
+/// where they are used.
 pub(crate) fn unhinted(key: &str) -> bool {
     matches!(
         key,
-        "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "definitions" | "title" | "description"
-            | "propertyOrdering" | "readOnly" | "writeOnly" | "strict"
+        "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$recursiveAnchor" | "$vocabulary" | "$defs" | "definitions"
+            | "components" | "title" | "description" | "propertyOrdering" | "readOnly" | "writeOnly" | "strict"
     ) || key.starts_with("x-")
 }
 
@@ -1259,9 +1261,46 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
             Value::Bool(false) => return None,
             _ => format!("{key}: {}", short_json(v)),
         },
-        _ if v.is_object() => format!("{key}: {}", summarize(v, 0)),
+        "discriminator" => match v.find("propertyName").and_then(Value::as_str) {
+            Some(name) => discriminator_hint(name, v.find("mapping")),
+            None => format!("{key}: {}", short_json(v)),
+        },
+        "externalDocs" => match v.find("url").and_then(Value::as_str) {
+            Some(url) => match v.find("description").and_then(Value::as_str).map(str::trim).filter(|d| !d.is_empty()) {
+                Some(d) => format!("{key}: {url} ({d})"),
+                None => format!("{key}: {url}"),
+            },
+            None => format!("{key}: {}", short_json(v)),
+        },
+        // A subschema, read as one; any other object is data, written as JSON (read as a
+        // schema, `{"propertyName": "kind"}` would say "any").
+        "items" | "contentSchema" if v.is_object() => format!("{key}: {}", summarize(v, 0)),
         _ => format!("{key}: {}", short_json(v)),
     })
+}
+
+/// The note for an OpenAPI `discriminator`: the property that tells the branches apart and, of
+/// its `mapping`, each value with the name its schema is referred to by (the references were
+/// inlined), within the length of a [`short_json`].
+fn discriminator_hint(name: &str, mapping: Option<&Value>) -> String {
+    let mut note = format!("discriminator: property \"{name}\"");
+    let Some(Value::Object(m)) = mapping else { return note };
+    let mut pairs = String::new();
+    for (value, target) in m {
+        if !pairs.is_empty() {
+            pairs.push_str(", ");
+        }
+        let target = target.as_str().map_or_else(|| short_json(target), |t| t.rsplit('/').next().unwrap_or(t).owned());
+        pairs.push_str(&format!("\"{value}\": {target}"));
+    }
+    if let Some((cut, _)) = pairs.char_indices().nth(80).and(pairs.char_indices().nth(77)) {
+        pairs.truncate(cut);
+        pairs.push_str("...");
+    }
+    if !pairs.is_empty() {
+        note.push_str(&format!(" ({pairs})"));
+    }
+    note
 }
 
 /// A compact readable rendering of a schema for descriptions: `string`, `"a" | "b"`,
@@ -1384,6 +1423,33 @@ mod tests {
             assert_eq!(keyword_hint(key, &v).unwrap(), note, "{key}");
         }
         assert_eq!(keyword_hint("format", &json!("uri")).unwrap(), "format: uri");
+    }
+
+    /// A removed keyword whose value is an object but no schema says what the object says, not
+    /// "any" (s29f F1); a container of reference targets (inlined where used) says nothing.
+    #[test]
+    fn object_values_that_are_not_schemas_are_described_as_they_are() {
+        for (key, v, note) in [
+            ("discriminator", json!({"propertyName": "kind"}), r#"discriminator: property "kind""#),
+            (
+                "discriminator",
+                json!({"propertyName": "kind", "mapping": {"cat": "#/components/schemas/Cat", "dog": "Dog"}}),
+                r#"discriminator: property "kind" ("cat": Cat, "dog": Dog)"#,
+            ),
+            ("discriminator", json!({"mapping": {}}), r#"discriminator: {"mapping":{}}"#),
+            ("externalDocs", json!({"url": "https://example.com/doc", "description": "how links work"}), "externalDocs: https://example.com/doc (how links work)"),
+            ("externalDocs", json!({"url": "https://example.com/doc"}), "externalDocs: https://example.com/doc"),
+            ("x_meta", json!({"owner": "ops"}), r#"x_meta: {"owner":"ops"}"#),
+            ("items", json!({"type": "integer"}), "items: integer"),
+        ] {
+            assert_eq!(keyword_hint(key, &v).unwrap(), note, "{key}");
+        }
+        let long = json!({"propertyName": "k", "mapping": (0..20).map(|i| (format!("v{i}"), json!(format!("#/$defs/T{i}")))).collect::<JsonObject>()});
+        let note = keyword_hint("discriminator", &long).unwrap();
+        assert!(note.ends_with("...)") && note.chars().count() < 120, "{note}");
+        for key in ["components", "$recursiveAnchor", "$defs", "definitions"] {
+            assert_eq!(keyword_hint(key, &json!({"schemas": {"U": {"type": "object"}}})), None, "{key}");
+        }
     }
 
     #[test]
