@@ -496,3 +496,22 @@ fn removed_object_keywords_that_are_not_schemas_say_what_they_hold() {
     // OpenAI strict (Chat and Responses), Claude's, Gemini, Vertex, Ollama.
     assert_eq!(described, 7);
 }
+
+/// `examples` of several values: each is described where the keyword is removed (OpenAI strict,
+/// Ollama), where only the first was and the others went unsaid (s29f F2).
+#[test]
+fn removed_examples_keep_every_value() {
+    let schema = json!({"type":"object","properties":{"unit":{"type":"string","examples":["celsius","fahrenheit","kelvin"]}},"required":["unit"]});
+    let mut removed = 0;
+    for (target, conv) in every_target_and_ollama(&schema) {
+        let changes = &conv.report.tools[0].changes;
+        if changes.iter().any(|d| d.message.starts_with("`examples` is not")) {
+            removed += 1;
+            let out = conv.tools.to_string();
+            assert!(out.contains(r#"(examples: \"celsius\", \"fahrenheit\", \"kelvin\")"#), "{target}: {out}");
+        }
+        assert!(conv.tools.to_string().contains("kelvin"), "{target}: {}", conv.tools);
+    }
+    // OpenAI strict (Chat and Responses), Ollama.
+    assert_eq!(removed, 3);
+}

@@ -1219,7 +1219,15 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
             None => with_short_json("format: ", v),
         },
         "default" => with_short_json("default: ", v),
-        "examples" | "example" => with_short_json("example: ", v.as_array().and_then(|a| a.first()).unwrap_or(v)),
+        // `examples` is a list (see [`examples_hint`]); `example` (OpenAPI's) one value, an
+        // array as it is.
+        "examples" => match v.as_array().map(Vec::as_slice) {
+            Some([one]) => with_short_json("example: ", one),
+            Some([]) => return None,
+            Some(values) => examples_hint(values),
+            None => with_short_json("example: ", v),
+        },
+        "example" => with_short_json("example: ", v),
         "exclusiveMinimum" if v.is_number() => with_json("must be > ", v, ""),
         "exclusiveMaximum" if v.is_number() => with_json("must be < ", v, ""),
         "minimum" => with_json("minimum: ", v, ""),
@@ -1277,6 +1285,32 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         "items" | "contentSchema" if v.is_object() => format!("{key}: {}", summarize(v, 0)),
         _ => format!("{key}: {}", short_json(v)),
     })
+}
+
+/// The note for `examples` of several values: each as [`short_json`] writes it, as many as fit
+/// in the length of one such value (the first always), and how many more there are, so that no
+/// value is cut and none is left out unsaid.
+fn examples_hint(values: &[Value]) -> String {
+    let mut note = "examples: ".owned();
+    let (mut shown, mut chars) = (0, 0);
+    for v in values {
+        let s = short_json(v);
+        let n = s.chars().count();
+        if shown > 0 {
+            if chars + 2 + n > 80 {
+                break;
+            }
+            note.push_str(", ");
+            chars += 2;
+        }
+        note.push_str(&s);
+        chars += n;
+        shown += 1;
+    }
+    if shown < values.len() {
+        note.push_str(&format!(" (and {} more)", values.len() - shown));
+    }
+    note
 }
 
 /// The note for an OpenAPI `discriminator`: the property that tells the branches apart and, of
@@ -1395,7 +1429,10 @@ mod tests {
                     assert_eq!(short_json(&v), reference(&v), "{v}");
                     assert_eq!(keyword_hint("default", &v).unwrap(), format!("default: {}", reference(&v)));
                     assert_eq!(keyword_hint("const", &v).unwrap(), format!("must be {}", reference(&v)));
-                    assert_eq!(keyword_hint("examples", &json!([v.clone(), 1])).unwrap(), format!("example: {}", reference(&v)));
+                    assert_eq!(keyword_hint("examples", &json!([v.clone()])).unwrap(), format!("example: {}", reference(&v)));
+                    let r = reference(&v);
+                    let both = if r.chars().count() + 3 <= 80 { format!("examples: {r}, 1") } else { format!("examples: {r} (and 1 more)") };
+                    assert_eq!(keyword_hint("examples", &json!([v.clone(), 1])).unwrap(), both);
                 }
             }
         }
@@ -1423,6 +1460,24 @@ mod tests {
             assert_eq!(keyword_hint(key, &v).unwrap(), note, "{key}");
         }
         assert_eq!(keyword_hint("format", &json!("uri")).unwrap(), "format: uri");
+    }
+
+    /// Every value of `examples` is described, as many as fit in a note, and how many more there
+    /// are, where only the first was (s29f F2); OpenAPI's `example` is one value, an array whole.
+    #[test]
+    fn examples_are_described_all_or_counted() {
+        for (v, note) in [
+            (json!(["celsius", "fahrenheit", "kelvin"]), r#"examples: "celsius", "fahrenheit", "kelvin""#),
+            (json!(["celsius"]), r#"example: "celsius""#),
+            (json!("celsius"), r#"example: "celsius""#),
+            (json!([[1, 2], [3]]), "examples: [1,2], [3]"),
+            (json!(["a".repeat(60), "b".repeat(12), "c"]), &*format!("examples: \"{}\", \"{}\" (and 1 more)", "a".repeat(60), "b".repeat(12))),
+            (json!(["a".repeat(100), "b"]), &*format!("examples: \"{}... (and 1 more)", "a".repeat(76))),
+        ] {
+            assert_eq!(keyword_hint("examples", &v).unwrap(), note, "{v}");
+        }
+        assert_eq!(keyword_hint("examples", &json!([])), None);
+        assert_eq!(keyword_hint("example", &json!(["a", "b"])).unwrap(), r#"example: ["a","b"]"#);
     }
 
     /// A removed keyword whose value is an object but no schema says what the object says, not
