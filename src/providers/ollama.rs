@@ -25,7 +25,8 @@
 //!    Ollama does not keep (`format`, `pattern`, bounds, `default`, a nested `required`,
 //!    `additionalProperties`...) removed, what carried meaning folded into the description
 //!    (`ollama/strip-keyword`, "format: uri", "minimum: 1", "required: [\"n\"]"). `items` is
-//!    kept as it is, as Ollama keeps it.
+//!    kept as it is, as Ollama keeps it, but for a tuple's: one schema for every item there,
+//!    `anyOf` the leading items' and the rest's (`ollama/tuple`).
 //! 5. The root: `type: "object"`; its other keywords removed. It has no description: its own
 //!    (and the note that replaces a merged root combinator) goes to the end of the tool's
 //!    description ([`take_root_description`], by the converter; `ollama/root-description`),
@@ -218,6 +219,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx) -> Result<Option<Value>> {
     }
     one_of_described_as_any_of(&mut o, cx, ["ollama/oneof", "ollama/oneof-beside-anyof"], "Ollama does not read oneOf; ", "Ollama reads no allOf");
     const_as_enum(&mut o, cx, "ollama/const", " (Ollama does not read const)");
+    let closed_hint = tuple_items(&mut o, cx)?;
     let mut out = Map::with_capacity(o.len());
     let mut hints: Vec<String> = Vec::new();
     for (key, value) in o {
@@ -264,10 +266,63 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx) -> Result<Option<Value>> {
             },
         }
     }
+    hints.extend(closed_hint);
     if !hints.is_empty() {
         append_description(&mut out, &format!("({})", hints.join("; ")));
     }
     Ok(Some(Value::Object(out)))
+}
+
+/// A tuple (`prefixItems`; draft 4's `items: [..]` is written so by then) whose `items` says what
+/// the items past it may be. Ollama's `items` is one schema for every item: kept as given it
+/// would hold for the leading items too (the `items: false` of a closed pair: no item at all). As
+/// for Gemini, it becomes `anyOf` the leading items' schemas and the rest's (their order is in
+/// `prefixItems`' description), and a closed tuple has at most as many items as it lists: a
+/// larger `maxItems` of the node lowered to that, else the note returned for the description.
+fn tuple_items(o: &mut JsonObject, cx: &mut Cx) -> Result<Option<String>> {
+    let (Some(Value::Array(leading)), Some(rest)) = (o.find("prefixItems"), o.find("items")) else { return Ok(None) };
+    // Items past the tuple of any value (`true`, `{}`, as `schema/add-items` writes an open
+    // tuple's): `items` already says what the leading items may be.
+    let closed = *rest == Value::Bool(false);
+    if leading.is_empty() || !(closed || rest.as_object().is_some_and(|r| !r.is_empty())) {
+        return Ok(None);
+    }
+    let n = leading.len();
+    let mut branches: Vec<Value> = Vec::with_capacity(n + 1);
+    // A `false` position adds no value an item may have.
+    for b in leading.iter().chain((!closed).then_some(rest)).filter(|b| **b != Value::Bool(false)) {
+        if !branches.contains(b) {
+            branches.push(b.clone());
+        }
+    }
+    let items = match branches.len() {
+        0 => return Ok(None),
+        1 => branches.pop().unwrap_or_default(),
+        _ => crate::model::object([("anyOf", Value::Array(branches))]),
+    };
+    o.put("items", items);
+    if !closed {
+        cx.at("items", |cx| {
+            cx.change("ollama/tuple", "a tuple's `items` (the items past its `prefixItems`): Ollama's `items` is one schema for every item, so it is any of the leading items' schemas and this one (their order described)");
+            Ok(())
+        })?;
+        return Ok(None);
+    }
+    let own = o.find("maxItems").and_then(Value::as_u64);
+    let note = match own {
+        Some(m) if m <= n as u64 => None,
+        Some(_) => {
+            o.put("maxItems", Value::from(n));
+            None
+        }
+        None => keyword_hint("maxItems", &Value::from(n)),
+    };
+    let s = if n == 1 { "" } else { "s" };
+    cx.at("items", |cx| {
+        cx.change("ollama/tuple", format!("a closed tuple (`items: false` after {n} `prefixItems`): Ollama's `items` is one schema for every item, so it is any of the leading items' schemas, at most {n} item{s} (described, with their order)"));
+        Ok(())
+    })?;
+    Ok(note)
 }
 
 /// A nested `required`, which Ollama does not read, described with every name (the common note
@@ -368,6 +423,39 @@ mod tests {
         let props: serde_json::Map<String, Value> = names.iter().map(|n| (n.clone(), json!({"type": "string"}))).collect();
         let (s, _) = run(json!({"type": "object", "properties": {"o": {"type": "object", "properties": props, "required": names}}}));
         assert!(s["properties"]["o"]["description"].as_str().unwrap().contains("\"field_29\"]"), "{s}");
+    }
+
+    /// Ollama's `items` is one schema for every item: a tuple's `items` (the rest's) is any of
+    /// the leading items' schemas and its own, as for Gemini, and a closed tuple's `false` (no
+    /// item past the tuple) is not kept as "no item at all".
+    #[test]
+    fn tuple_items_hold_the_leading_items_too() {
+        let (s, cx) = run(json!({"type": "object", "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false},
+            "draft4": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false},
+            "rest": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}},
+            "same": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}], "items": false, "maxItems": 5},
+            "short": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false, "maxItems": 1},
+            "open": {"type": "array", "prefixItems": [{"type": "string"}]},
+            "plain": {"type": "array", "items": false}
+        }}));
+        assert!(only_kept(&s), "{s}");
+        let p = &s["properties"];
+        let pair = json!({"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "description": "(leading items: [{\"type\":\"string\"},{\"type\":\"integer\"}]; at most 2 items)"});
+        assert_eq!(p["pair"], pair);
+        assert_eq!(p["draft4"], pair);
+        assert_eq!(p["rest"], json!({"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "description": "(leading items: [{\"type\":\"string\"}])"}));
+        // The same schema twice is one; a larger `maxItems` is the tuple's length.
+        assert_eq!(p["same"]["items"], json!({"type": "string"}));
+        assert!(p["same"]["description"].as_str().is_some_and(|d| d.ends_with("; at most 2 items)")), "{s}");
+        assert!(p["short"]["description"].as_str().is_some_and(|d| d.ends_with("; at most 1 item)")), "{s}");
+        // Items past an open tuple may be anything, as `items` says; `items: false` without a
+        // tuple is no item, as it says.
+        assert_eq!(p["open"]["items"], json!({}));
+        assert_eq!(p["plain"]["items"], json!(false));
+        let tuples: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "ollama/tuple").map(|d| d.path.as_str()).collect();
+        assert_eq!(tuples, ["/properties/pair/items", "/properties/draft4/items", "/properties/rest/items", "/properties/same/items", "/properties/short/items"]);
+        assert!(cx.problems.is_empty(), "{:?}", cx.problems);
     }
 
     #[test]
