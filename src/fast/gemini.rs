@@ -515,7 +515,9 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
             }
         }
     }
-    // Step 4: null handling, one type.
+    // Step 4: null handling, one type. A `null` type or branch beside an enum without null is
+    // not expressed (`gemini/enum-type`, reported there).
+    let enum_without_null = has & keys::ENUM != 0 && matches!(o.get_word(Word::Enum), Some(Node::Arr(values)) if !values.iter().any(|v| matches!(v, Node::Null)));
     let mut nullable = has & keys::NULLABLE != 0 && matches!(o.take_word(Word::Nullable), Some(Node::Bool(true)));
     let mut declared = None;
     match if has & keys::TYPE != 0 { o.take_word(Word::Type) } else { None } {
@@ -526,6 +528,7 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         Some(Node::Arr(ts)) => {
             for t in ts.iter() {
                 match t.as_str() {
+                    Some("null") if enum_without_null => return None,
                     Some("null") => nullable = true,
                     Some(t) if declared.is_none() => declared = Some(TYPES.iter().position(|k| *k == t)?),
                     _ => return None,
@@ -540,6 +543,9 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         // One branch besides `null`s: merged into the node (the node's own keys win).
         Some(Node::Arr(branches)) => {
             let kept = List::from_iter_in(branches.iter().filter(|b| b.get("type").and_then(Node::as_str) != Some("null")), arena);
+            if kept.len() < branches.len() && enum_without_null {
+                return None;
+            }
             nullable |= kept.len() < branches.len();
             let branch = match kept[..] {
                 [Node::Obj(branch)] => branch,
@@ -1712,6 +1718,22 @@ mod tests {
         assert_eq!(types(json!({"type": ["string", "object"], "anyOf": [{"minLength": 1}, {"required": ["a"]}]})), ["STRING", "OBJECT", "STRING", "OBJECT"]);
         assert_eq!(types(json!({"type": ["object", "string", "null"], "properties": {"a": {"type": "string"}}, "anyOf": [{"minLength": 1}, {"type": "object", "required": ["a"]}]})), ["OBJECT", "STRING", "OBJECT"]);
         assert_eq!(types(json!({"type": ["object", "null"], "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}, {"minProperties": 2}]})), ["OBJECT", "OBJECT"]);
+    }
+
+    /// A `null` type or branch beside an enum (or const) without null is not made nullable on
+    /// either path (s29f F3).
+    #[test]
+    fn a_null_an_enum_leaves_out_goes_as_the_general_path_does() {
+        for sub in [
+            json!({"type": ["string", "null"], "enum": ["x", "y"]}),
+            json!({"type": ["string", "null"], "const": "x"}),
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}], "enum": ["x"]}),
+            json!({"type": ["string", "null"], "enum": ["x", null]}),
+        ] {
+            let (text, _) = lowered(json!({"type": "object", "properties": {"x": sub.clone(), "y": {"type": "string"}}}), Limits::default());
+            let nullable = sub["enum"].as_array().is_some_and(|e| e.contains(&Value::Null));
+            assert_eq!(text.contains("nullable"), nullable, "{sub}: {text}");
+        }
     }
 
     /// Enum values of another type than the node's one are removed on both paths: the model is

@@ -543,6 +543,13 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
         }
         _ => {}
     }
+    // An enum (or const, an enum by now) without null leaves null out whatever the `type` or a
+    // `null` branch allow: made nullable, the node would take a null the tool refuses.
+    let enum_without_null = o.find("enum").and_then(Value::as_array).is_some_and(|e| !e.iter().any(Value::is_null));
+    if has_null && enum_without_null && !types.is_empty() {
+        has_null = false;
+        cx.change("gemini/enum-type", "`null` in `type` not expressed: the enum does not list null, so no value can be null");
+    }
     if has_null {
         nullable = true;
         cx.change("gemini/nullable", "`null` type expressed as nullable: true");
@@ -550,8 +557,11 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
     if let Some(Value::Array(branches)) = o.take("anyOf") {
         let before = branches.len();
         let mut kept: Vec<Value> = branches.into_iter().filter(|b| !is_null_schema(b)).collect();
-        let null_branch = kept.len() < before;
-        if null_branch {
+        let mut null_branch = kept.len() < before;
+        if null_branch && enum_without_null && !kept.is_empty() {
+            null_branch = false;
+            cx.change("gemini/enum-type", "`null` branch of anyOf not expressed: the enum does not list null, so no value can be null");
+        } else if null_branch {
             nullable = true;
             cx.change("gemini/nullable", "`null` branch of anyOf expressed as nullable: true");
         }
@@ -2581,6 +2591,29 @@ mod tests {
         assert_eq!(prop(json!({"type":["string","null"]})), json!({"type":"string","nullable":true}));
         // https://github.com/agno-agi/agno/issues/3298
         assert_eq!(prop(json!({"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"T"})), json!({"type":"string","default":null,"title":"T","nullable":true}));
+    }
+
+    /// A `null` type or branch beside an enum (or const) without null allows no null: the node
+    /// is not made nullable, which would let the model send a null the tool refuses (s29f F3).
+    #[test]
+    fn a_null_the_enum_leaves_out_is_not_nullable() {
+        for (input, expected) in [
+            (json!({"type":["string","null"],"enum":["x","y"]}), json!({"type":"string","enum":["x","y"]})),
+            (json!({"type":["string","null"],"const":"x"}), json!({"type":"string","enum":["x"]})),
+            (json!({"anyOf":[{"type":"string"},{"type":"null"}],"enum":["x"]}), json!({"type":"string","enum":["x"]})),
+            // Null listed: nullable, as before.
+            (json!({"type":["string","null"],"enum":["x",null]}), json!({"type":"string","enum":["x"],"nullable":true})),
+        ] {
+            let (s, _, cx) = run(json!({"type":"object","properties":{"p":input.clone()}}));
+            assert_eq!(s["properties"]["p"], expected, "{input}");
+            let said: Vec<&str> = cx.changes.iter().filter(|d| d.path == "/properties/p").map(|d| d.rule).collect();
+            let nullable = expected.get("nullable").is_some();
+            assert_eq!(said.contains(&"gemini/enum-type"), !nullable, "{input}: {said:?}");
+            assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+        }
+        // Several types: the branches, and the union, are not nullable either.
+        let (s, _, _) = run(json!({"type":"object","properties":{"p":{"type":["string","integer","null"],"enum":["x",1]}}}));
+        assert!(!s.to_string().contains("nullable"), "{s}");
     }
 
     #[test]
