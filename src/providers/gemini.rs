@@ -472,8 +472,11 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
     // Keyword values of the wrong kind (`maximum: null`, `maxLength: -1`, `pattern: 5`,
     // `multipleOf: 0`) are removed and reported as for every other provider
     // (`schema/bad-keyword-value`), not described to the model as keywords Gemini lacks; draft
-    // 4's boolean bounds are read first, as numbers. A count written `2.0` is the integer 2,
-    // which Gemini's int64 fields take.
+    // 4's boolean bounds are read first, as numbers, and a tuple no draft reads (`items: []`,
+    // `items: [..]` beside `prefixItems`) is removed, as for every other provider (Gemini reads
+    // draft 4's tuples itself). A count written `2.0` is the integer 2, which Gemini's int64
+    // fields take.
+    crate::schema::remove_unread_tuples(&mut o, cx);
     crate::schema::normalize_draft4_bounds(&mut o, cx);
     crate::schema::fix_keyword_values(&mut o, cx);
     // Only a number that is no u64 up to i64::MAX can be changed here: one look at the values
@@ -2413,6 +2416,30 @@ mod tests {
             assert_eq!(types(&p["draft4"]), ["string", "integer"], "{p}");
             assert_eq!(types(&p["draft4closed"]), ["string", "boolean"], "{p}");
             assert_eq!(p["draft4closed"]["maxItems"], json!(2), "{p}");
+        }
+    }
+
+    /// A tuple no draft reads is removed as for every other provider (`schema/bad-keyword-value`):
+    /// draft 4's empty `items: []` with `additionalItems: false` (no item at all) is read as
+    /// `items: false`, not as a tuple whose items can only be null (s29f F7).
+    #[test]
+    fn an_empty_draft4_tuple_is_removed_as_for_every_provider() {
+        for vertex in [false, true] {
+            let (c, cx) = run_mode(
+                json!({"type":"object","properties":{
+                    "e":{"type":"array","items":[],"additionalItems":false},
+                    "f":{"type":"array","items":false},
+                    "r":{"type":"array","items":[],"additionalItems":{"type":"integer"}}}}),
+                vertex,
+                GeminiMode::Parameters,
+            );
+            let p = &c.schema.unwrap()["properties"];
+            assert_eq!(p["e"], p["f"], "{p}");
+            assert_eq!(p["e"]["maxItems"], json!(0), "{p}");
+            assert_eq!(p["r"], json!({"type":"array","items":{"type":"integer"}}), "{p}");
+            assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+            let removed: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "schema/bad-keyword-value").map(|d| d.path.as_str()).collect();
+            assert_eq!(removed, ["/properties/e/items", "/properties/r/items"], "{:?}", cx.changes);
         }
     }
 

@@ -861,10 +861,26 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
 /// (its `additionalItems` the new `items`), and a boolean `exclusiveMinimum`/`exclusiveMaximum`
 /// the number of its `minimum`/`maximum` (a `false` one, or one without its bound, goes).
 ///
-/// What no draft reads is removed, reported (`schema/bad-keyword-value`): an empty tuple
-/// `items: []` (its `additionalItems`, which then held for every item, becomes `items`), and a
-/// tuple `items: [..]` beside a `prefixItems`, which says the tuple in draft 2020-12's terms.
+/// What no draft reads is removed first ([`remove_unread_tuples`]).
 pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
+    remove_unread_tuples(obj, cx);
+    if matches!(obj.find("items"), Some(Value::Array(_))) && !obj.has("prefixItems") {
+        if let Some(tuple) = obj.take("items") {
+            obj.put("prefixItems", tuple);
+        }
+        if let Some(rest) = obj.take("additionalItems") {
+            obj.put("items", rest);
+        }
+        cx.change("schema/draft4-tuple", "tuple `items: [..]` (draft 4) written as `prefixItems`");
+    }
+    normalize_draft4_bounds(obj, cx);
+}
+
+/// The tuples no draft reads, removed and reported (`schema/bad-keyword-value`): an empty tuple
+/// `items: []` (its `additionalItems`, which then held for every item, becomes `items`), and a
+/// tuple `items: [..]` beside a `prefixItems`, which says the tuple in draft 2020-12's terms. For
+/// every provider ([`normalize_draft4`]; Gemini's lowering, which reads draft 4's tuples itself).
+pub fn remove_unread_tuples(obj: &mut JsonObject, cx: &mut Cx) {
     if let Some(Value::Array(tuple)) = obj.find("items") {
         let empty = tuple.is_empty();
         let message = match (empty, obj.has("prefixItems")) {
@@ -886,16 +902,6 @@ pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
             .ok();
         }
     }
-    if matches!(obj.find("items"), Some(Value::Array(_))) && !obj.has("prefixItems") {
-        if let Some(tuple) = obj.take("items") {
-            obj.put("prefixItems", tuple);
-        }
-        if let Some(rest) = obj.take("additionalItems") {
-            obj.put("items", rest);
-        }
-        cx.change("schema/draft4-tuple", "tuple `items: [..]` (draft 4) written as `prefixItems`");
-    }
-    normalize_draft4_bounds(obj, cx);
 }
 
 /// [`normalize_draft4`]'s bounds alone: a boolean `exclusiveMinimum`/`exclusiveMaximum` the number
