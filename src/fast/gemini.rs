@@ -459,6 +459,10 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
     if o.0.iter().any(|e| wrong_kind(e) || bad_pattern(e)) {
         return None;
     }
+    // Nor a `contains` that `minContains: 0` turns off (`take_unrequired_contains`).
+    if o.has("contains") && matches!(o.get("minContains"), Some(In(_, Node::Num(n))) if n.as_f64() == Some(0.0)) {
+        return None;
+    }
     // Nor one with draft 3's `required: true` (or `false`) on a property: lifted into its own
     // `required` there.
     if has & keys::PROPERTIES != 0 && matches!(o.get_word(Word::Properties), Some(Node::Obj(props)) if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_))))) {
@@ -1733,6 +1737,19 @@ mod tests {
             let (text, _) = lowered(json!({"type": "object", "properties": {"x": sub.clone(), "y": {"type": "string"}}}), Limits::default());
             let nullable = sub["enum"].as_array().is_some_and(|e| e.contains(&Value::Null));
             assert_eq!(text.contains("nullable"), nullable, "{sub}: {text}");
+        }
+    }
+
+    /// A `contains` that `minContains: 0` turns off is not described as required on either path
+    /// (s29f F5).
+    #[test]
+    fn unrequired_contains_goes_as_the_general_path_does() {
+        for sub in [
+            json!({"type": "array", "items": {"type": "string"}, "contains": {"const": "urgent"}, "minContains": 0}),
+            json!({"type": "array", "items": {"type": "string"}, "contains": {"const": "x"}, "minContains": 0, "maxContains": 2}),
+        ] {
+            let (text, _) = lowered(json!({"type": "object", "properties": {"x": sub.clone(), "y": {"type": "string"}}}), Limits::default());
+            assert!(!text.contains("must contain"), "{sub}: {text}");
         }
     }
 

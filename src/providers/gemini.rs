@@ -69,7 +69,7 @@ use crate::args::{enum_string, ArgPlan, Fit};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
-use crate::schema::lower::{const_as_enum, is_object_node, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::lower::{const_as_enum, is_object_node, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators, take_unrequired_contains, types_of};
 use crate::schema::evaluated::{evaluated_items, Evaluated};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
@@ -651,6 +651,16 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
                 false => {}
             }
         }
+    }
+    // A `contains` that `minContains: 0` turns off requires no item: not described as one that
+    // must be there.
+    if let Some(note) = take_unrequired_contains(&mut o) {
+        let message = match &note {
+            Some(h) => format!("`contains` with `minContains: 0` requires no matching item: removed with its `minContains` and `maxContains`, and described ({h})"),
+            None => "`contains` with `minContains: 0` requires no matching item (an array without one is valid): removed with its `minContains`".owned(),
+        };
+        cx.change("gemini/strip-keyword", message);
+        hints.0.extend(note);
     }
     // Step 5: infer a missing type.
     let ty = match types.pop() {
@@ -2416,6 +2426,28 @@ mod tests {
             assert_eq!(types(&p["draft4"]), ["string", "integer"], "{p}");
             assert_eq!(types(&p["draft4closed"]), ["string", "boolean"], "{p}");
             assert_eq!(p["draft4closed"]["maxItems"], json!(2), "{p}");
+        }
+    }
+
+    /// `minContains: 0` asks for no item matching `contains`: not described as an item that must
+    /// be there; a `maxContains` beside it is the bound it says (s29f F5).
+    #[test]
+    fn contains_that_requires_nothing_is_not_described_as_required() {
+        for vertex in [false, true] {
+            let (c, cx) = run_mode(
+                json!({"type":"object","properties":{
+                    "tags":{"type":"array","items":{"type":"string"},"contains":{"const":"urgent"},"minContains":0},
+                    "few":{"type":["array","null"],"items":{"type":"string"},"contains":{"const":"x"},"minContains":0,"maxContains":2},
+                    "one":{"type":"array","items":{"type":"string"},"contains":{"const":"x"},"minContains":1}}}),
+                vertex,
+                GeminiMode::Parameters,
+            );
+            let p = &c.schema.unwrap()["properties"];
+            assert_eq!(p["tags"], json!({"type":"array","items":{"type":"string"}}), "{p}");
+            assert_eq!(p["few"]["description"], json!("(at most 2 items matching {\"const\":\"x\"})"), "{p}");
+            assert!(p["one"]["description"].as_str().is_some_and(|d| d.contains("must contain an item matching")), "{p}");
+            let said: Vec<&str> = cx.changes.iter().filter(|d| d.message.contains("`minContains: 0`")).map(|d| d.path.as_str()).collect();
+            assert_eq!(said, ["/properties/tags", "/properties/few"], "{:?}", cx.changes);
         }
     }
 

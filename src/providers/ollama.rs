@@ -38,7 +38,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{const_as_enum, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators_untitled};
+use crate::schema::lower::{const_as_enum, keyword_hint, one_of_described_as_any_of, merge_all_of, merge_root_combinators_untitled, take_unrequired_contains};
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -222,6 +222,19 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx) -> Result<Option<Value>> {
     let closed_hint = tuple_items(&mut o, cx)?;
     let mut out = Map::with_capacity(o.len());
     let mut hints: Vec<String> = Vec::new();
+    // A `contains` that `minContains: 0` turns off requires no item: not described as one that
+    // must be there.
+    if let Some(note) = take_unrequired_contains(&mut o) {
+        let message = match &note {
+            Some(h) => format!("`contains` with `minContains: 0` requires no matching item; removed with its `minContains` and `maxContains`, and described ({h})"),
+            None => "`contains` with `minContains: 0` requires no matching item (an array without one is valid); removed with its `minContains`".to_owned(),
+        };
+        cx.at("contains", |cx| {
+            cx.change("ollama/strip-keyword", message);
+            Ok(())
+        })?;
+        hints.extend(note);
+    }
     for (key, value) in o {
         match key.as_str() {
             "type" | "items" | "description" | "enum" => {
@@ -456,6 +469,25 @@ mod tests {
         let tuples: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "ollama/tuple").map(|d| d.path.as_str()).collect();
         assert_eq!(tuples, ["/properties/pair/items", "/properties/draft4/items", "/properties/rest/items", "/properties/same/items", "/properties/short/items"]);
         assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+    }
+
+    /// `minContains: 0` asks for no item matching `contains`: not described as an item that must
+    /// be there; a `maxContains` beside it is the bound it says (s29f F5).
+    #[test]
+    fn contains_that_requires_nothing_is_not_described_as_required() {
+        let (s, cx) = run(json!({"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "urgent"}, "minContains": 0},
+            "few": {"type": "array", "contains": {"const": "x"}, "minContains": 0, "maxContains": 2},
+            "none": {"type": "array", "contains": {"const": "x"}, "minContains": 0, "maxContains": 0},
+            "one": {"type": "array", "contains": {"const": "x"}, "minContains": 1}
+        }}));
+        let p = &s["properties"];
+        assert_eq!(p["tags"], json!({"type": "array", "items": {"type": "string"}}));
+        assert_eq!(p["few"]["description"], json!("(at most 2 items matching {\"const\":\"x\"})"));
+        assert_eq!(p["none"]["description"], json!("(no item may match {\"const\":\"x\"})"));
+        assert!(p["one"]["description"].as_str().is_some_and(|d| d.contains("must contain an item matching")), "{s}");
+        let said: Vec<&str> = cx.changes.iter().filter(|d| d.message.contains("`minContains: 0`")).map(|d| d.path.as_str()).collect();
+        assert_eq!(said, ["/properties/tags/contains", "/properties/few/contains", "/properties/none/contains"], "{:?}", cx.changes);
     }
 
     #[test]

@@ -1151,6 +1151,24 @@ pub(crate) fn fixed_hint(key: &str, v: &Value) -> Option<&'static str> {
     }
 }
 
+/// A `contains` beside `minContains: 0`, which asks for no matching item (an array without one
+/// is valid), for a provider that describes `contains` ("must contain an item matching ..."):
+/// taken out of `o` with its `minContains` and `maxContains`. `None` when `o` has no such
+/// `contains`; else what the three still say, a `maxContains` bound on the matching items
+/// ("at most 2 items matching ..."), or nothing.
+pub fn take_unrequired_contains(o: &mut JsonObject) -> Option<Option<String>> {
+    if !o.has("contains") || o.find("minContains").and_then(Value::as_f64) != Some(0.0) {
+        return None;
+    }
+    let c = o.take("contains").unwrap_or_default();
+    o.take("minContains");
+    Some(match o.take("maxContains").filter(Value::is_number) {
+        Some(m) if m.as_f64() == Some(0.0) => Some(with_short_json("no item may match ", &c)),
+        Some(m) => Some(format!("{} matching {}", with_json("at most ", &m, counted(&m, " item", " items")), short_json(&c))),
+        None => None,
+    })
+}
+
 /// A node's `oneOf` as `anyOf`, for a provider that reads `anyOf` but not `oneOf` ("exactly one"
 /// is not expressible): `rules` are the report's for the rewrite and for a `oneOf` beside an
 /// `anyOf`; `why` is said before the rewrite's reason, `no_all_of` in the problem's. Beside an
