@@ -59,6 +59,8 @@ extern "C" {
     fn keys_js(o: &JsValue) -> Caught<Option<Array>>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyNames)]
     fn own_names_js(o: &JsValue) -> Caught<Option<Array>>;
+    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = ownKeys)]
+    fn own_keys_js(o: &JsValue) -> Caught<Option<Array>>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyDescriptor)]
     fn own_descriptor_js(o: &JsValue, key: &JsValue) -> Caught<Option<JsValue>>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
@@ -153,6 +155,11 @@ pub(crate) fn keys(o: &JsValue) -> Caught<Array> {
 /// `Object.getOwnPropertyNames(o)`.
 pub(crate) fn own_names(o: &JsValue) -> Caught<Array> {
     Ok(own_names_js(o)?.unwrap_or_default())
+}
+
+/// `Reflect.ownKeys(o)`: every own key, strings and symbols, enumerable or not.
+pub(crate) fn own_keys(o: &JsValue) -> Caught<Array> {
+    Ok(own_keys_js(o)?.unwrap_or_default())
 }
 
 /// `Object.getOwnPropertyDescriptor(o, key)` (`undefined` for a key `o` has not as its own).

@@ -21,6 +21,9 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
     if v.is_undefined() || v.is_null() {
         return Ok(ConvertOptions::default());
     }
+    if let Some(text) = crate::wasm::interop::flat_options_text(v) {
+        return options_text(&text);
+    }
     refuse_lossy_known(v, "options", &[], Some(&core::OPTION_KEYS))?;
     refuse_lone_surrogate_server(v)?;
     options_text(&json_text(v, "options")?)

@@ -187,6 +187,9 @@ extern "C" {
     /// `Uint8Array.prototype.set.call(into, from)`: a detached `from`, or one longer than `into`, throws.
     #[wasm_bindgen(catch, js_namespace = ["Uint8Array", "prototype", "set"], js_name = call)]
     fn copy_bytes(into: &mut [u8], from: &Bytes) -> std::result::Result<(), JsValue>;
+    /// `Object.prototype.hasOwnProperty.call(o, key)`, for an `o` that is no Proxy (which could throw).
+    #[wasm_bindgen(js_namespace = ["Object", "prototype", "hasOwnProperty"], js_name = call)]
+    fn has_own(o: &JsValue, key: &JsValue) -> bool;
 }
 
 /// `Array.isArray(v)`, false for a revoked Proxy (the one value it throws on: what reads the value
@@ -439,6 +442,97 @@ fn refuse_lossy_values(v: &JsValue, what: &str, skip: &[&str], known: Option<&[&
         }
     }
     Ok(())
+}
+
+thread_local! {
+    /// `Object.prototype`, which a plain object's prototype is.
+    static OBJECT_PROTOTYPE: JsValue = js_sys::Object::get_prototype_of(&js_sys::Object::new()).into();
+    /// The keys [`flat_options_text`] wants no plain object to inherit.
+    static UNINHERITED: [JsValue; 5] =
+        [JsValue::from_str("then"), JsValue::from_str("getReader"), JsValue::from_str("toJSON"), JsValue::from_str("server"), js_sys::Symbol::async_iterator().into()];
+}
+
+/// `JSON.stringify(v)` for options that every check of [`refuse_lossy_known`] and
+/// [`refuse_lone_surrogate_server`] would pass: a plain object (of `Object.prototype`, no
+/// typed array, no own `toJSON`) whose own keys are all enumerable strings, each with a
+/// string (without a lone surrogate), a boolean or a finite number, while `Object.prototype`
+/// has none of `then`, `getReader`, `toJSON`, `server` and `Symbol.asyncIterator` (which the
+/// checks would read through it). Those checks read the options through some ninety crossings
+/// into JS, 40 µs a call: these take a dozen, one of them a `Reflect.get`. `None` for
+/// anything else, which the checks then read as before.
+pub(crate) fn flat_options_text(v: &JsValue) -> Option<String> {
+    if !v.is_object() || v.is_function() || js_sys::ArrayBuffer::is_view(v) {
+        return None;
+    }
+    let proto = prototype_of(v).ok()?;
+    let plain = OBJECT_PROTOTYPE.with(|top| proto == *top && UNINHERITED.with(|keys| !keys.iter().any(|k| has_own(top, k))));
+    // An own `toJSON` would write other keys than the object's, which the checks read.
+    if !plain || UNINHERITED.with(|keys| caught::get_some(v, &keys[2])).ok()?.is_some() {
+        return None;
+    }
+    let own = caught::own_keys(v).ok()?.length();
+    let text = caught::stringify(v).ok()??;
+    let text = string_text(&text, "options").ok()?;
+    // A key JSON left out (a value `undefined`, a function, a symbol: an own `then` among
+    // them), a key not enumerable, a symbol key: the checks read those.
+    (flat_object_keys(&text)? == own).then_some(text)
+}
+
+/// The number of keys of compact JSON text of one object whose values are strings, booleans
+/// and numbers, as `JSON.stringify` writes it; `None` for any other text (`null`, a nested
+/// value, an escape `\u`: a lone surrogate, a control character).
+fn flat_object_keys(text: &str) -> Option<u32> {
+    let b = text.as_bytes();
+    if b.first() != Some(&b'{') {
+        return None;
+    }
+    if b.get(1) == Some(&b'}') {
+        return (b.len() == 2).then_some(0);
+    }
+    // The string at `*i` (its opening quote): `*i` moved past it.
+    let string = |i: &mut usize| -> Option<()> {
+        if b.get(*i) != Some(&b'"') {
+            return None;
+        }
+        let mut j = *i + 1;
+        loop {
+            match *b.get(j)? {
+                b'"' => break,
+                b'\\' if *b.get(j + 1)? == b'u' => return None,
+                b'\\' => j += 2,
+                _ => j += 1,
+            }
+        }
+        *i = j + 1;
+        Some(())
+    };
+    let (mut i, mut keys) = (1, 0);
+    loop {
+        string(&mut i)?;
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        match *b.get(i)? {
+            b'"' => {
+                string(&mut i)?;
+            }
+            b't' if b[i..].starts_with(b"true") => i += 4,
+            b'f' if b[i..].starts_with(b"false") => i += 5,
+            b'-' | b'0'..=b'9' => {
+                while matches!(b.get(i), Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')) {
+                    i += 1;
+                }
+            }
+            _ => return None,
+        }
+        keys += 1;
+        match *b.get(i)? {
+            b',' => i += 1,
+            b'}' => return (i + 1 == b.len()).then_some(keys),
+            _ => return None,
+        }
+    }
 }
 
 /// Whether `v` is `{}`: a plain object (of `Object.prototype`) without own names.

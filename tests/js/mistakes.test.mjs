@@ -558,3 +558,25 @@ test("a number JSON cannot hold (NaN, Infinity) in a response or event object is
   assert.throws(() => new tw.ToolCallAccumulator("openai").push(chunk), { code: "INVALID_INPUT", message: /index is NaN/ });
   assert.deepEqual(tw.parseToolCalls(undefined, "openai"), []);
 });
+
+test("flat options are read at once as their JSON, and options only like them are still checked", async () => {
+  const text = JSON.stringify(tools);
+  for (const [provider, options] of [["openai", { server: "s", strict: true }], ["gemini", { server: "s", geminiMode: "parametersJsonSchema", portableNames: true }], ["anthropic", {}]]) {
+    assert.equal(tw.convertMcpToolsJson(text, provider, options), tw.convertMcpToolsJson(text, provider, JSON.stringify(options)));
+  }
+  // A toJSON that writes other keys than the object's (here hiding a function).
+  await refused(() => tw.convertMcpToolsJson(text, "openai", { server: "s", strict: () => true, toJSON: () => ({ server: "s", strict: true, prefix: true }) }), "INVALID_OPTIONS", /options\.strict must be a JSON value/);
+  await refused(() => tw.convertMcpToolsJson(text, "openai", { server: "s", strict: NaN }), "INVALID_OPTIONS", /options\.strict must be a finite number, got NaN/);
+  await refused(() => tw.convertMcpToolsJson(text, "openai", { server: "a\ud800" }), "INVALID_OPTIONS", /lone UTF-16 surrogate/);
+  await refused(() => tw.convertMcpToolsJson(text, "openai", Object.defineProperty({}, "server", { value: "s" })), "INVALID_OPTIONS", /options\.server is not enumerable/);
+  await refused(() => tw.convertMcpToolsJson(text, "openai", { server: "s", [Symbol.asyncIterator]() {} }), "INVALID_OPTIONS", /stream/);
+  await refused(() => tw.convertMcpToolsJson(text, "openai", Object.setPrototypeOf(new Uint8Array([1]), Object.prototype)), "INVALID_OPTIONS", /bytes/);
+  // What a plain object inherits from a polluted Object.prototype.
+  Object.defineProperty(Object.prototype, "getReader", { value() {}, configurable: true });
+  try {
+    assert.throws(() => tw.convertMcpToolsJson(text, "openai", { server: "s" }), { code: "INVALID_OPTIONS", message: /options is a stream/ });
+  } finally {
+    delete Object.prototype.getReader;
+  }
+  assert.equal(tw.convertMcpToolsJson(text, "openai", { server: "s" }), tw.convertMcpToolsJson(text, "openai", '{"server":"s"}'));
+});
