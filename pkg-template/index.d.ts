@@ -1564,7 +1564,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * endpoint) goes on the call of its `id`, one with neither on the call the delta before it went on. Responses' `response.incomplete` ends the
    * calls still streaming (but one its `output` has `completed`, given whole), each with the error `INVALID_ARGUMENTS`
    * naming why (`... are incomplete: the response is incomplete (max_output_tokens)`), as an `output_item.done` whose
-   * item is `incomplete` does. A Responses item that comes only in the final event's `output` (`response.completed`
+   * item is `incomplete` does. A Responses custom tool's call is read as a function's: given (`custom: true`) once its
+   * input is done (`custom_tool_call_input.done`, or its `output_item.done`), in the turn from its
+   * `output_item.added` with its input streamed so far, and one cut short is given by `finish()` or
+   * `response.incomplete` (its error then ending `; its input is incomplete: ...`). A Responses item that comes only in the final event's `output` (`response.completed`
    * or `response.incomplete`: a stream resumed past its item's events, a server that sends no `output_item` events) is
    * read there as its `output_item.done` would be: a call (a function's, a custom tool's) is given as
    * {@link parseToolCalls} gives it from that response (one not `completed` in a response cut short, cut short too),
@@ -1614,8 +1617,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * Ends the stream; returns every call still open (with an error if its arguments are incomplete: text
    * arguments that are not whole JSON, Gemini arguments still streaming with `willContinue`, and a call the stream
    * was cut right after it started, before a byte of its arguments: `INVALID_ARGUMENTS`, `... are incomplete: the
-   * stream ended before any of them came`, not `{}`, Anthropic's start `input: {}` being a placeholder), and those
-   * of an event the text ended on without its blank line.
+   * stream ended before any of them came`, not `{}`, Anthropic's start `input: {}` being a placeholder; a Responses
+   * custom tool's call whose input was not done, its error ending `; its input is incomplete: the stream ended
+   * before it did`), and those of an event the text ended on without its blank line.
    *
    * Throws `INVALID_JSON` when the text ended with what cannot be read (`the stream ended with text that is not a
    * whole event: ...`: a stream cut inside an event, an Ollama line cut inside its call, two events on one line), or
@@ -1671,8 +1675,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *   uses are listed under their calls' `providerName`s (`weather` for `functions.weather`), one without tool uses
    *   as it came;
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them, or the
-   *   final event's `output` for an item no event gave (a function call not done yet, in a stream cut short: as
-   *   `output_item.added` gave it, arguments so far);
+   *   final event's `output` for an item no event gave (a call not done yet, a function's or a custom tool's, in a
+   *   stream cut short: as `output_item.added` gave it, arguments or input so far);
    * - `anthropic`: `{role: "assistant", content: [...]}`, the blocks in index order (`thinking`, `redacted_thinking`,
    *   `text` with its `citations`, `tool_use` with its `input`, a `compaction` block as its `compaction_delta` gave it,
    *   others as they started; a delta of a type toolwire does not know is passed over, as the SDK's stream passes

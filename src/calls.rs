@@ -713,12 +713,14 @@ fn made_id(n: usize, taken: impl Fn(&str) -> bool) -> String {
 fn custom_call(call: &mut ToolCall) {
     call.custom = true;
     if call.error.is_none() {
-        call.error = Some(CallError {
-            code: ErrorCode::InvalidArguments.as_str(),
-            message: format!("\"{}\" is a custom tool call, whose input is free text, not JSON arguments: MCP tools are given to the model as functions", call.provider_name),
-        });
+        call.error = Some(CallError { code: ErrorCode::InvalidArguments.as_str(), message: custom_message(&call.provider_name) });
         call.arguments = Value::Null;
     }
+}
+
+/// The error of a custom tool's call named `name` ([`custom_call`]).
+fn custom_message(name: &str) -> String {
+    format!("\"{name}\" is a custom tool call, whose input is free text, not JSON arguments: MCP tools are given to the model as functions")
 }
 
 /// Why a Responses response ended before its calls did, when it is `status: "incomplete"`: its
@@ -777,9 +779,15 @@ fn cut_last_block(content: &[Value], why: Option<String>, calls: &mut [ToolCall]
 /// Marks a call whose arguments were cut short: `INVALID_ARGUMENTS` saying why, rather than what
 /// parsed of them (empty text is `{}`), which would call the tool with arguments the model never
 /// finished, or that they are not JSON. An error of the call's name (none, an unknown one) stands.
+/// A custom tool's call ([`custom_call`]) says both.
 fn cut_call(call: &mut ToolCall, why: &str) {
     if call.error.as_ref().is_none_or(|e| e.code == ErrorCode::InvalidArguments.as_str()) {
-        call.error = Some(CallError { code: ErrorCode::InvalidArguments.as_str(), message: format!("the arguments of \"{}\" are incomplete: {why}", call.provider_name) });
+        let message = if call.custom {
+            format!("{}; its input is incomplete: {why}", custom_message(&call.provider_name))
+        } else {
+            format!("the arguments of \"{}\" are incomplete: {why}", call.provider_name)
+        };
+        call.error = Some(CallError { code: ErrorCode::InvalidArguments.as_str(), message });
         call.arguments = Value::Null;
     }
 }
@@ -796,6 +804,9 @@ fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Opt
             let mut call = resolve(str_of(item, "call_id"), namespaced(str_of(item, "name").unwrap_or_default(), namespace.as_deref(), map), RawArgs::Json(Value::Null), map);
             custom_call(&mut call);
             in_namespace(std::slice::from_mut(&mut call), item, namespace);
+            if let Some(why) = item_cut(item, cut) {
+                cut_call(&mut call, why);
+            }
             return Some(vec![call]);
         }
         _ => return None,
@@ -836,6 +847,21 @@ fn in_namespace(calls: &mut [ToolCall], item: &Value, namespace: Option<String>)
             call.provider_name.clone_from(&name);
         }
         call.namespace = Some(ns.clone());
+    }
+}
+
+/// Whether a Responses item is a custom tool's call (`custom_tool_call`), whose text is its
+/// `input`, not `arguments`.
+fn custom_item(item: &Value) -> bool {
+    item.get("type").and_then(Value::as_str) == Some("custom_tool_call")
+}
+
+/// The key of a Responses call item's text: a custom tool's `input`, a function's `arguments`.
+fn args_key(item: &Value) -> &'static str {
+    if custom_item(item) {
+        "input"
+    } else {
+        "arguments"
     }
 }
 
@@ -2706,8 +2732,11 @@ impl Accumulator {
             if let Some(p) = self.open.get_mut(k) {
                 if self.format == CallFormat::Gemini {
                     p.incomplete = Some("the stream ended while they were still streaming (willContinue)".owned());
+                } else if p.custom && self.format == CallFormat::OpenAiResponses {
+                    // Open until its input or its item is done: what came of its input is not all.
+                    p.incomplete.get_or_insert_with(|| "the stream ended before it did".owned());
                 } else if !p.closed && p.incomplete.is_none() && p.args.trim().is_empty() && p.whole.as_ref().is_none_or(placeholder) {
-                    p.incomplete = Some("the stream ended before any of them came".owned());
+                    p.incomplete = Some(if p.custom { "the stream ended before any of it came" } else { "the stream ended before any of them came" }.owned());
                 }
             }
         }
@@ -3126,10 +3155,11 @@ impl Accumulator {
         self.responses.key(item_id).unwrap_or((output_index, 0))
     }
 
-    /// Responses: the function call `item`, whole, at `key` (its `output_item.done`, or its item
-    /// in the response's output): it completes the call still open there, and one never opened
-    /// (a stream resumed after its `output_item.added`) as well; one completed already is not
-    /// given twice, its item put in the turn in place of its part. `why`: why it is cut short.
+    /// Responses: the call `item` (a function's, a custom tool's), whole, at `key` (its
+    /// `output_item.done`, or its item in the response's output): it completes the call still
+    /// open there, and one never opened (a stream resumed after its `output_item.added`) as well;
+    /// one completed already is not given twice, its item put in the turn in place of its part.
+    /// `why`: why it is cut short.
     fn item_done(&mut self, key: (u64, u64), item: &Value, why: Option<String>, done: &mut Vec<(u64, u64)>) {
         let open = self.open.contains(key);
         if !open && self.responses.closed(key) {
@@ -3143,7 +3173,8 @@ impl Accumulator {
         p.id = str_of(item, "call_id").or(p.id.take());
         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
         p.namespace = str_of(item, "namespace").or(p.namespace.take());
-        match item.get("arguments") {
+        p.custom = custom_item(item);
+        match item.get(args_key(item)) {
             Some(Value::String(a)) => p.args = a.owned(),
             Some(Value::Null) | None => {}
             // Read as `parse_tool_calls` reads the item: an object as the arguments, anything
@@ -3164,28 +3195,14 @@ impl Accumulator {
     fn push_responses(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
         let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
         let oi = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
-        let function_call = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"));
-        // A custom tool's call is made when its item is done (its input is of no use: the call
-        // is an error, [`custom_call`]), once; the turn keeps the item as it came.
-        if kind == "response.output_item.done" {
-            if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("custom_tool_call")) {
-                let key = (oi, 0);
-                if self.open.contains(key) || self.responses.closed(key) || !self.responses.room(&self.open) {
-                    return;
-                }
-                let Some(p) = self.open.entry(key) else { return };
-                p.id = str_of(item, "call_id");
-                p.name = str_of(item, "name").unwrap_or_default();
-                p.namespace = str_of(item, "namespace");
-                p.custom = true;
-                done.push(key);
-                self.responses.close(key);
-                return;
-            }
-        }
+        // A function's call or a custom tool's, read alike: opened by `output_item.added`, its
+        // arguments (a custom tool's input, of no use: the call is an error, [`custom_call`])
+        // streamed, completed by their `.done` or the item's; one cut short is still open for
+        // `finish` (or `response.incomplete`) to give, and the turn has its item so far.
+        let call_item = ev.get("item").filter(|i| matches!(i.get("type").and_then(Value::as_str), Some("function_call" | "custom_tool_call")));
         match kind {
             "response.output_item.added" => {
-                if let Some(item) = function_call {
+                if let Some(item) = call_item {
                     let key = (oi, 0);
                     let open = self.open.contains(key);
                     // A call completed is not made again (its events given again).
@@ -3196,22 +3213,24 @@ impl Accumulator {
                     p.id = str_of(item, "call_id");
                     p.name = str_of(item, "name").unwrap_or_default();
                     p.namespace = str_of(item, "namespace");
-                    p.args = str_of(item, "arguments").unwrap_or_default();
+                    p.custom = custom_item(item);
+                    p.args = str_of(item, args_key(item)).unwrap_or_default();
                     self.responses.set_item(p, key, str_of(item, "id"));
                     self.turn.call_added(key.0, item, !open);
                 }
             }
-            "response.function_call_arguments.delta" => {
+            "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
                 let key = self.item_key(ev.get("item_id").and_then(Value::as_str), oi);
                 if let (Some(p), Some(d)) = (self.open.get_mut(key), ev.get("delta").and_then(Value::as_str)) {
                     p.args.push_str(d);
                     self.turn.call_args(key.0, d);
                 }
             }
-            "response.function_call_arguments.done" => {
+            "response.function_call_arguments.done" | "response.custom_tool_call_input.done" => {
                 let key = self.item_key(ev.get("item_id").and_then(Value::as_str), oi);
                 if let Some(p) = self.open.get_mut(key) {
-                    if let Some(a) = ev.get("arguments").and_then(Value::as_str) {
+                    let field = if kind == "response.custom_tool_call_input.done" { "input" } else { "arguments" };
+                    if let Some(a) = ev.get(field).and_then(Value::as_str) {
                         p.args = a.owned();
                     }
                     if let Some(n) = ev.get("name").and_then(Value::as_str) {
@@ -3223,7 +3242,7 @@ impl Accumulator {
                 }
             }
             "response.output_item.done" => {
-                if let Some(item) = function_call {
+                if let Some(item) = call_item {
                     let key = self.item_key(item.get("id").and_then(Value::as_str), oi);
                     let why = (item.get("status").and_then(Value::as_str) == Some("incomplete")).then(|| "its item is incomplete".owned());
                     self.item_done(key, item, why, done);
@@ -3240,18 +3259,11 @@ impl Accumulator {
                 let cut = response.and_then(|r| cut_short(r).or_else(|| unfinished(r)));
                 let output = response.and_then(|r| r.get("output")).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
                 for (i, item) in output.iter().enumerate() {
-                    match item.get("type").and_then(Value::as_str) {
-                        Some("function_call") => {
-                            let key = self.item_key(item.get("id").and_then(Value::as_str), i as u64);
-                            if self.open.contains(key) || !self.responses.closed(key) {
-                                self.item_done(key, item, item_cut(item, cut.as_deref()).map(str::to_owned), done);
-                            }
+                    if matches!(item.get("type").and_then(Value::as_str), Some("function_call" | "custom_tool_call")) {
+                        let key = self.item_key(item.get("id").and_then(Value::as_str), i as u64);
+                        if self.open.contains(key) || !self.responses.closed(key) {
+                            self.item_done(key, item, item_cut(item, cut.as_deref()).map(str::to_owned), done);
                         }
-                        Some("custom_tool_call") => {
-                            let event = serde_json::json!({"type": "response.output_item.done", "output_index": i, "item": item});
-                            self.push_responses(&event, done);
-                        }
-                        _ => {}
                     }
                 }
                 self.turn.final_output(output);
@@ -5936,19 +5948,67 @@ mod tests {
         // A call_id of the wrong type is refused, as a function call's is.
         let bad = json!({"type":"custom_tool_call","call_id":5,"name":"t","input":""});
         assert_eq!(parse_tool_calls(&bad, CallFormat::OpenAiResponses, None).unwrap_err().code, ErrorCode::InvalidInput);
-        // Streamed: given when its item is done, once; the turn holds the item.
+        // Streamed: given when its input is done, once; the turn holds the item.
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
         let added = json!({"type":"custom_tool_call","id":"ctc_1","call_id":"call_1","name":"apply_patch","input":"","status":"in_progress"});
         let mut out = push(&mut acc, &json!({"type":"response.output_item.added","output_index":0,"item":added}), None);
         out.extend(push(&mut acc, &json!({"type":"response.custom_tool_call_input.delta","output_index":0,"item_id":"ctc_1","delta":"*** Begin"}), None));
-        out.extend(push(&mut acc, &json!({"type":"response.custom_tool_call_input.done","output_index":0,"item_id":"ctc_1","input":"*** Begin Patch"}), None));
         assert!(out.is_empty());
+        out.extend(push(&mut acc, &json!({"type":"response.custom_tool_call_input.done","output_index":0,"item_id":"ctc_1","input":"*** Begin Patch"}), None));
+        assert_eq!(out.len(), 1);
         let done = json!({"type":"response.output_item.done","output_index":0,"item":item});
         out.extend(push(&mut acc, &done, None));
         out.extend(push(&mut acc, &done, None));
         out.extend(acc.finish(None).unwrap());
         assert_eq!(out.iter().map(|c| (c.id.as_deref(), c.provider_name.as_str(), c.custom, c.error.as_ref().map(|e| e.code))).collect::<Vec<_>>(), [(Some("call_1"), "apply_patch", true, Some("INVALID_ARGUMENTS"))]);
         assert_eq!(acc.message().unwrap(), json!([item]));
+    }
+
+    /// A Responses custom tool's call cut short (no `output_item.done`: the stream ends, or fails,
+    /// after its deltas or after its `custom_tool_call_input.done`; `response.incomplete` without
+    /// the item) is given as a function call cut there is, `custom`, with its error, and the
+    /// turn keeps its item with its input so far, for its output to answer (s29a F1).
+    #[test]
+    fn a_responses_custom_tool_call_cut_short_is_given_and_kept() {
+        let added = json!({"type":"custom_tool_call","id":"ctc_1","call_id":"call_1","name":"code_exec","input":"","status":"in_progress"});
+        let head = [
+            json!({"type":"response.created","response":{"id":"r","status":"in_progress","output":[]}}),
+            json!({"type":"response.output_item.added","output_index":0,"item":added}),
+            json!({"type":"response.custom_tool_call_input.delta","output_index":0,"item_id":"ctc_1","delta":"print("}),
+        ];
+        let failed = json!({"type":"response.failed","response":{"id":"r","status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}});
+        let input_done = json!({"type":"response.custom_tool_call_input.done","output_index":0,"item_id":"ctc_1","input":"print(1)"});
+        let incomplete = json!({"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}});
+        let cases = [
+            (None, "print(", Some("its input is incomplete: the stream ended before it did")),
+            (Some(failed), "print(", Some("its input is incomplete: the stream ended before it did")),
+            (Some(input_done), "print(1)", None),
+            (Some(incomplete), "print(", Some("its input is incomplete: the response is incomplete (max_output_tokens)")),
+        ];
+        for (tail, input, why) in cases {
+            let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+            let mut calls = Vec::new();
+            for ev in head.iter().chain(&tail) {
+                // `response.failed` is the provider's error: the call stays open for `finish`.
+                calls.extend(acc.push(ev, None).unwrap_or_default());
+            }
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(calls.len(), 1, "{tail:?}");
+            assert_eq!((calls[0].id.as_deref(), calls[0].provider_name.as_str(), calls[0].custom, &calls[0].arguments), (Some("call_1"), "code_exec", true, &Value::Null));
+            let e = calls[0].error.as_ref().unwrap();
+            assert_eq!(e.code, "INVALID_ARGUMENTS");
+            assert!(e.message.starts_with("\"code_exec\" is a custom tool call, whose input is free text"), "{}", e.message);
+            assert_eq!(why.is_some_and(|w| e.message.ends_with(w)), why.is_some(), "{}", e.message);
+            let mut item = added.clone();
+            item["input"] = json!(input);
+            assert_eq!(acc.message().unwrap(), json!([item]), "{tail:?}");
+        }
+        // Cut short in the response (`incomplete` there), it says so, as a function call does.
+        let mut cut = added.clone();
+        cut["input"] = json!("print(");
+        let response = json!({"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[cut]});
+        let e = parse_tool_calls(&response, CallFormat::OpenAiResponses, None).unwrap()[0].error.clone().unwrap();
+        assert!(e.message.ends_with("; its input is incomplete: the response is incomplete (max_output_tokens)"), "{}", e.message);
     }
 
     /// A Chat custom tool's call streamed over several deltas: the turn has its name and all its

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::{array, merge_args, str_of, ArgsCut, CallFormat, GeminiStep};
+use super::{args_key, array, merge_args, str_of, ArgsCut, CallFormat, GeminiStep};
 use crate::error::{Error, ErrorCode, Result};
 // `object` moves its values in where `json!` copied each through serde's serializer (which
 // then was in the module for these alone).
@@ -48,7 +48,8 @@ struct Part {
     /// Bedrock: the citations streamed onto a text block (`citation` deltas), which make it a
     /// `citationsContent` block, as the Converse response has it.
     citations: Option<Vec<Value>>,
-    /// A call's part (Anthropic's `tool_use`, Bedrock's `toolUse`, Responses' `function_call`):
+    /// A call's part (Anthropic's `tool_use`, Bedrock's `toolUse`, Responses' `function_call`
+    /// and `custom_tool_call`):
     /// not replaced ([`Key`]).
     call: bool,
     /// Anthropic, Bedrock: the block stopped. A delta after it is not its: the accumulator has
@@ -127,9 +128,10 @@ fn pointer<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(v, |v, k| v.get(*k))
 }
 
-/// Gives a Responses function call the `id` (`call_id`), `name` and `args` (`arguments`) the
-/// accumulator gave it (a field absent stays so for none).
+/// Gives a Responses call the `id` (`call_id`), `name` and `args` (`arguments`, a custom tool's
+/// `input`) the accumulator gave it (a field absent stays so for none).
 fn set_call(v: &mut Value, id: Option<&str>, name: &str, args: &str) {
+    let key = args_key(v);
     let Some(o) = v.as_object_mut() else { return };
     match id {
         Some(id) if o.get("call_id").and_then(Value::as_str) != Some(id) => {
@@ -140,14 +142,20 @@ fn set_call(v: &mut Value, id: Option<&str>, name: &str, args: &str) {
             o.remove("call_id");
         }
     }
-    for (k, text) in [("name", name), ("arguments", args)] {
+    for (k, text) in [("name", name), (key, args)] {
         let had = o.get(k);
         // Arguments the item gave as no text (an object) are kept as it gave them.
-        let given = k == "arguments" && text.is_empty() && had.is_some_and(|h| !h.is_string() && !h.is_null());
+        let given = k == key && text.is_empty() && had.is_some_and(|h| !h.is_string() && !h.is_null());
         if had.and_then(Value::as_str) != Some(text) && !(had.is_none() && text.is_empty()) && !given {
             o.insert(k.to_owned(), Value::String(text.to_owned()));
         }
     }
+}
+
+/// Whether a Responses item is a call the accumulator puts in the turn: a function's or a custom
+/// tool's.
+fn responses_call(item: &Value) -> bool {
+    matches!(item.get("type").and_then(Value::as_str), Some("function_call" | "custom_tool_call"))
 }
 
 /// Appends `text` to the string at `path` inside `v`.
@@ -703,13 +711,14 @@ impl Turn {
     }
 
     /// Responses: each output item whole, as `response.output_item.done` gives it, at its output
-    /// index (after the others without one). Function calls are the accumulator's to put in, as
-    /// it reads them ([`Turn::call_added`]): it knows which call an event is for.
+    /// index (after the others without one). Calls (a function's, a custom tool's) are the
+    /// accumulator's to put in, as it reads them ([`Turn::call_added`]): it knows which call an
+    /// event is for.
     fn responses(&mut self, ev: &Value) {
         if ev.get("type").and_then(Value::as_str) != Some("response.output_item.done") {
             return;
         }
-        let item = ev.get("item").filter(|i| i.is_object() && i.get("type").and_then(Value::as_str) != Some("function_call"));
+        let item = ev.get("item").filter(|i| i.is_object() && !responses_call(i));
         if let Some(item) = item {
             let pos = ev.get("output_index").and_then(Value::as_u64).unwrap_or_else(|| self.next());
             self.put(pos, item.clone());
@@ -738,14 +747,15 @@ impl Turn {
         }
     }
 
-    /// Responses: `text` streamed to the arguments of the call at `pos`.
+    /// Responses: `text` streamed to the arguments (a custom tool's input) of the call at `pos`.
     pub(super) fn call_args(&mut self, pos: u64, text: &str) {
         if self.lost.is_some() {
             return;
         }
         self.held += text.len();
         if let Some(p) = self.call_at(pos) {
-            append(&mut p.value, &["arguments"], text);
+            let key = args_key(&p.value);
+            append(&mut p.value, &[key], text);
         }
     }
 
@@ -782,7 +792,7 @@ impl Turn {
         if let Some(p) = self.call_at(pos) {
             let was = std::mem::replace(&mut p.value, item.clone());
             let text = |k: &str| was.get(k).and_then(Value::as_str).unwrap_or("");
-            set_call(&mut p.value, was.get("call_id").and_then(Value::as_str), text("name"), text("arguments"));
+            set_call(&mut p.value, was.get("call_id").and_then(Value::as_str), text("name"), text(args_key(&was)));
         }
     }
 
@@ -790,14 +800,14 @@ impl Turn {
     /// items no event gave (a stream resumed past their events, a server that sends none): each
     /// put at its output index, as its `output_item.done` would have, after any part there.
     /// An item the events gave (by its `id`; one without, by its index) stays as they made it.
-    /// Function calls are the accumulator's to put in ([`Turn::call_done`]).
+    /// Calls (a function's, a custom tool's) are the accumulator's to put in ([`Turn::call_done`]).
     pub(super) fn final_output(&mut self, output: &[Value]) {
         if self.lost.is_some() || output.is_empty() {
             return;
         }
         let ids: HashSet<String> = self.parts.iter().filter_map(|(_, p)| p.value.get("id").and_then(Value::as_str)).map(str::to_owned).collect();
         for (pos, item) in (0u64..).zip(output) {
-            if !item.is_object() || item.get("type").and_then(Value::as_str) == Some("function_call") {
+            if !item.is_object() || responses_call(item) {
                 continue;
             }
             let latest = self.latest(pos);
