@@ -1734,7 +1734,9 @@ export interface ToolResultOptions {
    */
   maxChars?: number | undefined;
   /**
-   * OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). The
+   * OpenAI Chat: also return a `user` message with the images (`image_url` parts) and PDFs (`file` parts, which Chat
+   * takes in a user message only; other documents are described in the text): the result is then
+   * `[toolMessage, userMessage]`. The
    * user message goes after all the tool messages of the turn: OpenAI refuses a tool message that does not follow the
    * assistant message or another tool message. For parallel calls use {@link toolResultMessages}, which puts them so.
    * Mistral's API, and vLLM or NIM serving a Mistral model, refuse a `user` message right after a `tool` message
@@ -1780,10 +1782,15 @@ export type OpenAIToolMessage = {
   tool_call_id: string;
   content: string;
 };
-/** OpenAI Chat user message carrying a result's images (with `imageMessage`). */
+/** OpenAI Chat user message carrying a result's images and PDFs (with `imageMessage`). */
 export type OpenAIImageUserMessage = {
   role: "user";
-  content: Array<{ type: "text"; text: string } | { type: "image_url"; image_url: { url: string } }>;
+  content: Array<
+    | { type: "text"; text: string }
+    | { type: "image_url"; image_url: { url: string } }
+    /** A PDF: `file_data` a `data:application/pdf;base64,...` URL. */
+    | { type: "file"; file: { filename: string; file_data: string } }
+  >;
 };
 /**
  * Ollama's own `/api/chat` tool message: the tool's name (Ollama's calls have no id; `tool_call_id` is there when the
@@ -1890,7 +1897,7 @@ export type ToolCallRef =
  * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`; an SVG image, which no provider takes as an
  * image, is its text (`[Image: image/svg+xml, as text]` and the SVG). Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLS, XLSX, PPTX) and Gemini's
- * `parts` (those two with `multimodal`), within OpenAI 32 MB (all the documents of a request together), Anthropic
+ * `parts` (those two with `multimodal`), OpenAI Chat's `file` part in the `imageMessage` user message, within OpenAI 32 MB (all the documents of a request together), Anthropic
  * 18 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock 4.5 MB (a PDF is known by its `%PDF-` bytes under any type but `image/*` and text ones, e.g. `application/x-pdf`);
  * text (`text/*`, JSON, XML..., an SVG, which no provider takes as an image) decoded into the text in the charset its type
  * declares, as {@link flattenContent} does; any other described, e.g. `[Resource: file:///a.zip
@@ -1935,7 +1942,7 @@ export function toolResultMessage<P extends ProviderName>(call: ToolCallRef, res
 /**
  * The messages for the results of several calls of one model turn (`results[i]` answers `calls[i]`), in order, each as
  * {@link toolResultMessage} writes it; for OpenAI Chat with `imageMessage`, every tool message first and then one
- * `user` message with the images of all the calls (a user message between tool messages is refused by OpenAI; the
+ * `user` message with the images and PDFs of all the calls (a user message between tool messages is refused by OpenAI; the
  * `user` message after them is refused by Mistral-family servers, see {@link ToolResultOptions.imageMessage}).
  * Spread the array into the conversation (Chat, Responses), or into one message's content (Anthropic's user message,
  * Gemini's `parts`, Bedrock's user message). Bedrock's document names are unique across the conversation, without
@@ -1961,7 +1968,7 @@ export function toolResultMessages(calls: readonly ToolCallRef[], results: Reado
 /** {@link toolResultMessages} for a provider known at run time (a {@link Provider} or {@link ProviderName} variable): its result as {@link ToolResultsOutput} maps it. */
 export function toolResultMessages<P extends ProviderName>(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: P, options?: ToolResultOptions): ToolResultsOutput[P];
 
-/** What {@link toolResultMessage} returns for each provider (OpenAI Chat's a pair with `imageMessage` and an image). */
+/** What {@link toolResultMessage} returns for each provider (OpenAI Chat's a pair with `imageMessage` and an image or a PDF). */
 export interface ToolResultOutput {
   openai: OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
   "openai-chat": OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];

@@ -1,7 +1,8 @@
 //! MCP tool results to each provider's tool-result message (`toolResultMessage` in JS).
 //!
-//! * OpenAI Chat: `{role:"tool", tool_call_id, content}`: text only (images become placeholders;
-//!   with `imageMessage` a following `user` message carries them as `image_url` parts).
+//! * OpenAI Chat: `{role:"tool", tool_call_id, content}`: text only (images and documents become
+//!   placeholders; with `imageMessage` a following `user` message carries images as `image_url`
+//!   parts and PDFs as `file` parts).
 //! * OpenAI Responses: `{type:"function_call_output", call_id, output}`: text, or with
 //!   `multimodal` an array of `input_text` / `input_image` / `input_file`.
 //! * Anthropic: `{type:"tool_result", tool_use_id, content:[text|image|document blocks], is_error}`.
@@ -30,7 +31,8 @@
 //!
 //! Embedded resources with a `blob`: an image goes as images go (under its `[Resource: uri
 //! (mime)]` line); a document where the provider takes one (`DOCS`: a PDF to Anthropic, to
-//! Responses and Gemini with `multimodal`; Office files to Bedrock and Responses), checked by its
+//! Responses and Gemini with `multimodal`, to OpenAI Chat with `imageMessage`; Office files to
+//! Bedrock and Responses), checked by its
 //! first bytes and against [`ResultFormat::max_document_bytes`]; text (`text/*`, JSON, XML...)
 //! decoded into the text when it is UTF-8. Any other is described with its size and why it was
 //! not sent: `[Resource: uri (mime), 12 KB, not sent: text only]`.
@@ -576,10 +578,13 @@ impl ResultFormat {
     }
 
     /// Whether the message carries `doc` (else it is described in the text). OpenAI Chat's tool
-    /// messages take text only.
+    /// messages take text only, but with `image_message` the `user` message after them takes a
+    /// PDF as a `file` part (openai-node `ChatCompletionContentPart.File`: `{filename,
+    /// file_data}`; PDFs alone in Chat, File inputs guide).
     fn sends_document(self, doc: &DocKind, opts: &ResultOptions) -> bool {
         match self {
-            Self::OpenAi | Self::Ollama => false,
+            Self::OpenAi => opts.image_message && doc.ext == "pdf",
+            Self::Ollama => false,
             Self::OpenAiResponses => opts.multimodal && doc.responses,
             Self::Gemini | Self::Vertex => opts.multimodal && doc.ext == "pdf",
             Self::Anthropic => doc.ext == "pdf",
@@ -2037,17 +2042,28 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                 text = with_prefix(text, opts.max_chars);
             }
             let msg = object([("role", string("tool")), ("tool_call_id", id.into()), ("content", Value::String(text))]);
-            let images: Vec<Value> = parts
-                .iter()
+            // What the tool message cannot hold, for the user message after it: images, and PDFs
+            // as `file` parts ([`ResultFormat::sends_document`]).
+            let media: Vec<Value> = parts
+                .into_iter()
                 .filter_map(|p| match p {
                     Part::Image(i) => Some(object([("type", string("image_url")), ("image_url", object([("url", Value::String(data_url(i.mime_type, &i.data)))]))])),
-                    Part::Text(_) | Part::Document(_) => None,
+                    Part::Document(d) => {
+                        let file = object([("filename", Value::String(d.file_name)), ("file_data", Value::String(data_url(d.kind.mime, &d.data)))]);
+                        Some(object([("type", string("file")), ("file", file)]))
+                    }
+                    Part::Text(_) => None,
                 })
                 .collect();
-            if opts.image_message && !images.is_empty() {
+            if opts.image_message && !media.is_empty() {
                 let named = if call.name.is_empty() { String::new() } else { format!(" ({})", call.name) };
-                let mut content = vec![object([("type", string("text")), ("text", Value::String(format!("Images returned by the tool call {id}{named}:")))])];
-                content.extend(images);
+                let what = match (media.iter().any(|m| m["type"] == "image_url"), media.iter().any(|m| m["type"] == "file")) {
+                    (true, true) => "Images and files",
+                    (false, _) => "Files",
+                    (true, false) => "Images",
+                };
+                let mut content = vec![object([("type", string("text")), ("text", Value::String(format!("{what} returned by the tool call {id}{named}:")))])];
+                content.extend(media);
                 Value::Array(vec![msg, object([("role", string("user")), ("content", Value::Array(content))])])
             } else {
                 msg
@@ -2438,6 +2454,47 @@ mod tests {
         let err = result(json!({"content":[{"type":"text","text":"boom"}],"isError":true}));
         let m = tool_result_message(&call(), &err, ResultFormat::OpenAi, &ResultOptions::default()).unwrap();
         assert_eq!(m["content"], "Error: boom");
+    }
+
+    /// OpenAI Chat with `imageMessage`: a PDF goes in the `user` message after the tool messages as
+    /// a `file` part, as Chat takes it there (it was described as "not sent: text only", s29b F1);
+    /// other documents are described, and without `imageMessage` a PDF is too.
+    #[test]
+    fn openai_chat_image_message_carries_pdfs_as_file_parts() {
+        let pdf = b64s("%PDF-1.4\n%%EOF");
+        let docx = b64(b"PK\x03\x04rest");
+        let r = result(json!([
+            {"type":"text","text":"Invoice rendered"},
+            {"type":"image","data":PNG,"mimeType":"image/png"},
+            {"type":"resource","resource":{"uri":"file:///invoice.pdf","mimeType":"application/pdf","blob":pdf}},
+            {"type":"resource","resource":{"uri":"file:///notes.docx","mimeType":"application/vnd.openxmlformats-officedocument.wordprocessingml.document","blob":docx}},
+        ]));
+        let opts = ResultOptions { image_message: true, ..ResultOptions::default() };
+        let both = tool_result_message(&call(), &r, ResultFormat::OpenAi, &opts).unwrap();
+        assert_eq!(
+            both[0]["content"],
+            "Invoice rendered\n[Image: image/png]\n[Resource: file:///invoice.pdf (application/pdf)]\n\
+             [Resource: file:///notes.docx (application/vnd.openxmlformats-officedocument.wordprocessingml.document), 8 bytes, not sent: OpenAI takes no DOCX files here]"
+        );
+        let user = &both[1]["content"];
+        assert_eq!(user[0]["text"], "Images and files returned by the tool call call_1 (mcp__s__t):");
+        assert_eq!(user[1]["type"], "image_url");
+        assert_eq!(user[2], json!({"type":"file","file":{"filename":"invoice.pdf","file_data":format!("data:application/pdf;base64,{pdf}")}}));
+        assert_eq!(user.as_array().unwrap().len(), 3);
+        // A PDF alone makes the user message too.
+        let alone = result(json!([{"type":"resource","resource":{"uri":"file:///invoice.pdf","mimeType":"application/pdf","blob":pdf}}]));
+        let m = tool_result_message(&call(), &alone, ResultFormat::OpenAi, &opts).unwrap();
+        assert_eq!(m[1]["content"][0]["text"], "Files returned by the tool call call_1 (mcp__s__t):");
+        assert_eq!(m[1]["content"][1]["type"], "file");
+        // Without `imageMessage`, text only.
+        let m = tool_result_message(&call(), &alone, ResultFormat::OpenAi, &ResultOptions::default()).unwrap();
+        assert_eq!(m["content"], "[Resource: file:///invoice.pdf (application/pdf), 14 bytes, not sent: text only]");
+        // Held to OpenAI's 32 MB of documents a request, across the results of a turn.
+        let capped = ResultOptions { max_media_bytes: Some(20), ..opts };
+        let m = tool_result_messages(&[call(), call()], &[alone.clone(), alone], ResultFormat::OpenAi, &capped).unwrap();
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[2]["content"].as_array().unwrap().len(), 2);
+        assert!(m[1]["content"].as_str().unwrap().contains("not sent: over the 20 bytes"), "{}", m[1]["content"]);
     }
 
     /// Beside `structuredContent` (the output), the rest of the content goes as `content`:
