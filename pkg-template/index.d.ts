@@ -1922,7 +1922,9 @@ export type ToolCallRef =
  * is malformed, `INVALID_INPUT`), and the
  * 2024-10-07 protocol's `{toolResult}` is read as its text. Anything else is `INVALID_INPUT` saying what it looks
  * like (an object of other keys, a JSON-RPC error response, a task handle, a Promise: "did you forget await?"), as it
- * is for {@link flattenContent}.
+ * is for {@link flattenContent}. An error (a {@link ToolwireError} a `callTool` rejected with, the MCP SDK's `McpError`)
+ * is no result: the message says so, and what to give the model for the failed call instead, `{isError: true,
+ * content: [{type: "text", text: error.message}]}`.
  *
  * A call with `parallel` (one tool use of OpenAI's parallel wrapper) is answered under its own id, but for the Responses
  * API, which takes one output for the wrapper of all its tool uses' results: there a wrapper of one tool use gets its

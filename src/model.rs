@@ -699,6 +699,17 @@ impl CallToolResult {
                     "a JSON-RPC error response, not a result: the call failed (see its error)".owned()
                 } else if o.get("task").is_some() {
                     "a task (the call runs as a task): pass the task's result (tasks/result) once it is done".owned()
+                } else if let Some(name) = error_name(&o) {
+                    // An error whose fields JSON keeps (toolwire's own, a `ToolwireError` from a
+                    // `callTool` that rejected; the MCP SDK's `McpError`): the call failed.
+                    let code = match o.get("code") {
+                        Some(Value::String(c)) => format!(" ({})", crate::text::excerpt(c, 40)),
+                        Some(Value::Number(n)) => format!(" ({n})"),
+                        _ => String::new(),
+                    };
+                    format!(
+                        "an error, {name}{code}, not a result: the call failed (a callTool that rejects throws it); give the model a result that says so, {{isError: true, content: [{{type: \"text\", text: error.message}}]}}"
+                    )
                 } else {
                     let keys: Vec<&str> = o.keys().take(8).map(String::as_str).collect();
                     format!("an object without content (its keys: {}{})", keys.join(", "), if o.len() > 8 { ", ..." } else { "" })
@@ -1297,6 +1308,15 @@ pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The name of the error `o` is the JSON of, when it is one: a `name` such as `ToolwireError` or
+/// `McpError` (which their classes make an own field, so JSON keeps it, and a `message` beside it
+/// at most).
+fn error_name(o: &serde_json::Map<String, Value>) -> Option<String> {
+    let name = o.get("name").and_then(Value::as_str)?;
+    let word = name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    (word && name.ends_with("Error") && o.get("message").is_none_or(Value::is_string)).then(|| name.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1329,6 +1349,27 @@ mod tests {
         let mut edge = vec![(usize::MAX, 1), (0, usize::MAX), (usize::MAX, 0), (0, 0)];
         sort_pairs(&mut edge);
         assert_eq!(edge, [(0, 0), (0, usize::MAX), (usize::MAX, 0), (usize::MAX, 1)]);
+    }
+
+    /// An error passed as a result (a `ToolwireError` a `callTool` rejected with, the MCP SDK's
+    /// `McpError`) is named as an error, with the result to give the model instead (s29b F2: it
+    /// was "an object without content (its keys: message, name, code)").
+    #[test]
+    fn an_error_passed_as_a_result_is_named_so() {
+        use serde_json::json;
+        let cases = [
+            (json!({"message":"tools/call timed out after 30000 ms","name":"ToolwireError","code":"TIMEOUT"}), "got an error, ToolwireError (TIMEOUT), not a result"),
+            (json!({"name":"McpError","code":-32001}), "got an error, McpError (-32001), not a result"),
+        ];
+        for (v, want) in cases {
+            let e = CallToolResult::from_value(v.clone()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput);
+            assert!(e.message.contains(want), "{}", e.message);
+            assert!(e.message.ends_with("{isError: true, content: [{type: \"text\", text: error.message}]}"), "{}", e.message);
+        }
+        // Another object's `name` is no error's.
+        let e = CallToolResult::from_value(json!({"name":"report","size":3})).unwrap_err();
+        assert!(e.message.ends_with("got an object without content (its keys: name, size)"), "{}", e.message);
     }
 
     /// A result's `isError` of another type than boolean: only what plainly says no is no error,

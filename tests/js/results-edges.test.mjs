@@ -169,3 +169,18 @@ test("a Responses parallel wrapper marks an error's cut; cuts keep grapheme clus
   assert.deepEqual(tw.toolResultMessage({ id: "toolu_1", name: "t" }, said, "anthropic", { maxChars: 0 }).content, [{ type: "text", text: "[Truncated]" }]);
   assert.deepEqual(tw.toolResultMessage({ id: "b1", name: "t" }, { content: [] }, "bedrock", { maxChars: 0 }).toolResult.content, [{ text: "(no output)" }]);
 });
+
+test("a ToolwireError passed as a result is named as an error, with the result to give instead", () => {
+  const err = new tw.ToolwireError("TIMEOUT", "tools/call timed out after 30000 ms");
+  for (const provider of ["openai", "anthropic", "gemini"]) {
+    assert.throws(() => tw.toolResultMessage({ id: "c1", name: "t" }, err, provider), (e) => {
+      assert.equal(e.code, "INVALID_INPUT");
+      assert.match(e.message, /got an error, ToolwireError \(TIMEOUT\), not a result: the call failed/);
+      assert.match(e.message, /\{isError: true, content: \[\{type: "text", text: error\.message\}\]\}$/);
+      return true;
+    });
+  }
+  // As the message says, so it goes.
+  const m = tw.toolResultMessage({ id: "c1", name: "t" }, { isError: true, content: [{ type: "text", text: err.message }] }, "anthropic");
+  assert.deepEqual(m.content, [{ type: "text", text: "tools/call timed out after 30000 ms" }]);
+});
