@@ -1894,7 +1894,9 @@ export type ToolCallRef =
  * than the 3.75 MB Bedrock takes inline)]`, `[Image: image/jpeg, 1280x9000 px (not sent: Anthropic takes at most
  * 8000 px a side)]`, `[Image: image/png (not sent: unreadable image data)]` where its header says no size or a side of
  * 0 px; an image or audio the message does not carry is `[Image: image/png (not sent: text only)]`,
- * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`; an SVG image, which no provider takes as an
+ * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`; a URL in place of the base64 data (of an
+ * image, an audio, a resource's `blob`) is kept there, `[Image: image/png, https://example.com/c.png (not sent: a
+ * URL, not base64 data)]`; an SVG image, which no provider takes as an
  * image, is its text (`[Image: image/svg+xml, as text]` and the SVG). Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLS, XLSX, PPTX) and Gemini's
  * `parts` (those two with `multimodal`), OpenAI Chat's `file` part in the `imageMessage` user message, within OpenAI 32 MB (all the documents of a request together), Anthropic

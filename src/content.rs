@@ -1,7 +1,8 @@
 //! Flattening MCP tool results to text.
 //!
 //! Text blocks as they are; `image` → `[Image: {mimeType} (not sent: text only)]`; `audio` →
-//! `[Audio: {mimeType} (not sent: text only)]`;
+//! `[Audio: {mimeType} (not sent: text only)]` (a URL in place of the data kept: `[Image:
+//! {mimeType}, {url} (not sent: a URL, not base64 data)]`);
 //! `resource_link` → `[Resource link: {name} ({uri})]`, `{name}, "{title}"` with a title,
 //! `({uri}, {mimeType}, {size})` with a MIME type or a size, then `: {description}` when it has one; an embedded text resource its text under a header line
 //! `[Resource: {uri} ({mimeType})]`, an embedded blob of text (`text/*`, JSON, XML...) its text
@@ -55,8 +56,15 @@ pub fn block_text(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Text(t) => t.text.clone(),
         // As text, media is never sent: the placeholder says so, lest the model describe what it never saw.
-        ContentBlock::Image(m) => format!("[Image: {} (not sent: text only)]", or_unknown(&m.mime_type)),
-        ContentBlock::Audio(m) => format!("[Audio: {} (not sent: text only)]", or_unknown(&m.mime_type)),
+        // A URL in place of the data is all there is of it: shown.
+        ContentBlock::Image(m) => match crate::results::url_in_data(&m.data) {
+            Some(url) => format!("[Image: {}, {url} (not sent: a URL, not base64 data)]", or_unknown(&m.mime_type)),
+            None => format!("[Image: {} (not sent: text only)]", or_unknown(&m.mime_type)),
+        },
+        ContentBlock::Audio(m) => match crate::results::url_in_data(&m.data) {
+            Some(url) => format!("[Audio: {}, {url} (not sent: text only)]", or_unknown(&m.mime_type)),
+            None => format!("[Audio: {} (not sent: text only)]", or_unknown(&m.mime_type)),
+        },
         ContentBlock::ResourceLink(l) => {
             // The name (MCP's identifier of the resource), and its title where it has another:
             // `q3.csv, "Q3 sales export"`; the title alone where the name is empty.

@@ -988,6 +988,9 @@ impl<'o> Builder<'o> {
                 }
             }
         }
+        if let Some(url) = url_in_data(&img.data) {
+            return self.text(format!("[Image: {mime}, {url} (not sent: a URL, not base64 data)]"));
+        }
         // Named by its bytes where they say (servers mislabel screenshots, a phone's HEIC photo
         // comes as image/jpeg): the reason it is not sent is then about the type named.
         let named = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16))).unwrap_or(mime);
@@ -1027,7 +1030,8 @@ impl<'o> Builder<'o> {
             Some(format) => format!("{} tool results take no audio", format.label()),
             None => "text only".owned(),
         };
-        self.text(format!("[Audio: {mime} (not sent: {reason})]"));
+        let url = url_in_data(&audio.data).map_or_else(String::new, |u| format!(", {u}"));
+        self.text(format!("[Audio: {mime}{url} (not sent: {reason})]"));
     }
 
     /// An embedded blob: an image as images are sent, a document the provider takes as one, text
@@ -1052,7 +1056,10 @@ impl<'o> Builder<'o> {
             // Nothing: an empty text, or an empty file.
             Err(ImageProblem::Empty) if is_textual(&declared) => return self.text(header(&declared)),
             Err(ImageProblem::Empty) => return self.text(not_sent(&declared, None, "empty")),
-            Err(_) => return self.text(not_sent(&declared, None, "invalid base64 data")),
+            Err(_) => match url_in_data(blob) {
+                Some(url) => return self.text(not_sent(&declared, None, &format!("its blob is a URL, not base64 data: {url}"))),
+                None => return self.text(not_sent(&declared, None, "invalid base64 data")),
+            },
         };
         let bytes = decoded_len(&body);
         let head = decode_prefix(&body, 16);
@@ -1322,6 +1329,17 @@ pub(crate) fn shown_uri(uri: &str) -> std::borrow::Cow<'_, str> {
         cut -= 1;
     }
     std::borrow::Cow::Owned(format!("{}…", &head[..cut]))
+}
+
+/// The URL a media block's `data` (or a resource's `blob`) holds in place of base64 data, as some
+/// servers send an image's (`https://...`, `file://...`; agentscope-java#3052): shown in its
+/// placeholder, which is all the model then has of it. A `data:` URL is read as its data.
+pub(crate) fn url_in_data(data: &str) -> Option<String> {
+    let d = data.trim();
+    let (scheme, rest) = d.split_once("://")?;
+    let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    // Never a data URL's head, as base64 has no `:`.
+    (scheme_ok && !rest.is_empty()).then(|| crate::text::excerpt(d, 2048))
 }
 
 /// `[Resource: uri (mime)]`, or `[Resource: uri]` without a MIME type.
@@ -2495,6 +2513,38 @@ mod tests {
         assert_eq!(m.len(), 3);
         assert_eq!(m[2]["content"].as_array().unwrap().len(), 2);
         assert!(m[1]["content"].as_str().unwrap().contains("not sent: over the 20 bytes"), "{}", m[1]["content"]);
+    }
+
+    /// A URL in an image's or audio's `data`, or a resource's `blob`, in place of base64 data (as
+    /// some servers send an image's) is kept in the placeholder, for every provider and
+    /// `flattenContent`: it is all the model has of it (s29b F3: "invalid base64 data" alone).
+    #[test]
+    fn a_url_in_place_of_data_is_kept_in_the_text() {
+        let url = "https://charts.example.com/render/q3.png?sig=abc";
+        let r = result(json!([
+            {"type":"image","data":url,"mimeType":"image/png"},
+            {"type":"audio","data":"file:///tmp/a.mp3","mimeType":"audio/mpeg"},
+            {"type":"resource","resource":{"uri":"file:///r.pdf","mimeType":"application/pdf","blob":"https://x.example/r.pdf"}},
+        ]));
+        let image = format!("[Image: image/png, {url} (not sent: a URL, not base64 data)]");
+        let resource = "[Resource: file:///r.pdf (application/pdf), not sent: its blob is a URL, not base64 data: https://x.example/r.pdf]";
+        let flat = flatten(&r, usize::MAX);
+        assert_eq!(flat, format!("{image}\n[Audio: audio/mpeg, file:///tmp/a.mp3 (not sent: text only)]\n{resource}"));
+        let opts = ResultOptions { multimodal: true, image_message: true, ..ResultOptions::default() };
+        for format in [ResultFormat::OpenAi, ResultFormat::OpenAiResponses, ResultFormat::Anthropic, ResultFormat::Gemini, ResultFormat::Vertex, ResultFormat::Bedrock, ResultFormat::Ollama] {
+            let m = message(&r, format, opts);
+            let text = m.to_string();
+            for kept in [url, "file:///tmp/a.mp3", "https://x.example/r.pdf"] {
+                assert!(text.contains(kept), "{format:?}: {text}");
+            }
+            assert!(!text.contains("invalid base64"), "{format:?}: {text}");
+        }
+        // A `data:` URL is its data; text that is no URL is invalid base64 as before.
+        assert_eq!(url_in_data(&format!("data:image/png;base64,{PNG}")), None);
+        assert_eq!(url_in_data("not base64: at all"), None);
+        assert_eq!(url_in_data("  HTTPS://x.example/a.png\n"), Some("HTTPS://x.example/a.png".to_owned()));
+        let bad = result(json!([{"type":"image","data":"@@@","mimeType":"image/png"}]));
+        assert_eq!(message(&bad, ResultFormat::Anthropic, opts)["content"][0]["text"], "[Image: image/png (not sent: invalid base64 data)]");
     }
 
     /// Beside `structuredContent` (the output), the rest of the content goes as `content`:

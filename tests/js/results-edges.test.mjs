@@ -184,3 +184,12 @@ test("a ToolwireError passed as a result is named as an error, with the result t
   const m = tw.toolResultMessage({ id: "c1", name: "t" }, { isError: true, content: [{ type: "text", text: err.message }] }, "anthropic");
   assert.deepEqual(m.content, [{ type: "text", text: "tools/call timed out after 30000 ms" }]);
 });
+
+test("a URL in place of an image's base64 data is kept in the text the model sees", () => {
+  const url = "https://charts.example.com/render/q3.png?sig=abc";
+  const result = { content: [{ type: "text", text: "Chart rendered." }, { type: "image", data: url, mimeType: "image/png" }] };
+  const placeholder = `[Image: image/png, ${url} (not sent: a URL, not base64 data)]`;
+  assert.equal(tw.flattenContent(result), `Chart rendered.\n${placeholder}`);
+  assert.equal(tw.toolResultMessage({ id: "c1", name: "t" }, result, "openai").content, `Chart rendered.\n${placeholder}`);
+  assert.deepEqual(tw.toolResultMessage({ id: "c1", name: "t" }, result, "anthropic").content, [{ type: "text", text: `Chart rendered.\n${placeholder}` }]);
+});
