@@ -561,11 +561,16 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * A name a model wrote inside a namespace (`functions.NAME`, `functions/NAME`, `default_api.NAME`,
    * `default_api:NAME`) is the tool `NAME` where no tool has the whole name; `name` in the answer is the
    * map's own. Nothing else is resolved by likeness (a name one character off may be a tool the server since
-   * removed). An unknown name's error suggests the map's closest names ("did you mean", `suggestions`): those
-   * that read as it with every character but ASCII letters and digits as `_` (a framework renamed the tool, as
-   * OpenAI Agents JS's `tool()` makes `get-sum` into `get_sum`: the message then says to convert with
-   * `portableNames: true`), then those whose tool has the name, then, in a map of at most 2,000 names, those a
-   * few edits away. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so;
+   * removed). An unknown name's error suggests the map's closest names ("did you mean", `suggestions`). A name
+   * that can only have meant some tools is suggested those alone: a map's name with every character but ASCII
+   * letters and digits as `_` (a framework renamed the tool, as OpenAI Agents JS's `tool()` makes `get-sum` into
+   * `get_sum`: the message then says to convert with `portableNames: true`), and a name that spells a tool's
+   * server and name as a conversion for another provider or with other naming options names it (Gemini's
+   * `mcp__A__a.b` read with OpenAI's map, where `a.b` is `mcp__A__a_b_` and a hash: the message then says to read
+   * each model's calls with the map of the tools it was given, `McpHub.callTool`'s `options.provider`). Else those
+   * whose tool has the name, then, in a map of at most 2,000 names, those a few edits away. A character is only
+   * read as one that a rule or a framework may have made `_` of, never the other way: a name with `.` where a
+   * tool's has `_` is never suggested as that tool's. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so;
    * of one response (a `parseToolCalls`, an accumulator's `push`, `pushText` or `finish`) only the first 16 unknown
    * names get suggestions, as each costs a pass over the map: the others' errors are `UNKNOWN_TOOL_NAME` without them.
    * A name holding a lone UTF-16 surrogate is `INVALID_INPUT`, as for {@link prefixToolName} (here, in `has`,

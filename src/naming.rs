@@ -567,10 +567,13 @@ impl NameMap {
         if let Some(i) = self.position(name) {
             return Ok(&self.entries[i]);
         }
-        let (close, renamed) = self.closest(name);
+        let (close, why) = self.closest(name);
         let mut hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", quoted_list(&close, "or")) };
-        if renamed {
+        if why.renamed {
             hint.push_str(" (a framework that replaces every character but letters and digits with \"_\", as OpenAI Agents JS's tool() does, renamed it: convert with portableNames: true, whose names it keeps)");
+        }
+        if why.elsewhere {
+            hint.push_str(" (that is the tool's name in a conversion for another provider or with other naming options: read each model's calls with the name map of the tools that model was given, as McpHub.callTool's options.provider does)");
         }
         let e = Error::new(ErrorCode::UnknownToolName, format!("no tool is named {} in this name map ({} names){hint}", crate::text::quote(name), self.entries.len()));
         Err(if close.is_empty() { e } else { e.with_detail("suggestions", close.iter().map(|n| Value::from(*n)).collect::<Vec<_>>()) })
@@ -585,33 +588,42 @@ impl NameMap {
         index.get(name).or_else(|| bare.and_then(|b| index.get(b))).copied()
     }
 
-    /// The map's names closest to an unknown one, best first (at most 3), and whether the name
-    /// is one with characters a framework replaced by `_`: those that read as the name with
-    /// every character but ASCII letters and digits as `_` (then only those), else those whose tool is the
-    /// name (`execute_sql` for `mcp__db__execute_sql`) or that end in it after a separator, then
-    /// (in a map of at most [`EDIT_SUGGESTIONS_UP_TO`] names) those within a few edits of it.
-    /// None for a name longer than any a provider takes ([`SUGGESTED_NAME_CHARS`]), and none
-    /// past the first [`SUGGESTED_PER_RESPONSE`] unknown names of a response
-    /// ([`SuggestionBudget`]): the cost is bounded by the map's size however many unknown names
-    /// a response holds.
-    fn closest(&self, name: &str) -> (Vec<&str>, bool) {
+    /// The map's names closest to an unknown one, best first (at most 3), and why, for the two
+    /// kinds of names that can only have meant the tools suggested (then only those are):
+    /// the map's names a framework renamed to it, turning every character but ASCII letters and
+    /// digits into `_` ([`renamed_to`]), and the names of tools it spells, server and tool, as a
+    /// conversion for another provider (Gemini keeps `.`) or with other naming options names
+    /// them ([`spells`]). Else those whose tool is the name (`execute_sql` for
+    /// `mcp__db__execute_sql`) or that end in it after a separator, then (in a map of at most
+    /// [`EDIT_SUGGESTIONS_UP_TO`] names) those within a few edits of it. A character is only
+    /// ever read as one a rule or a framework could have made `_` of, never the other way: a
+    /// name with `.` where a tool's has `_` is no name of that tool. None for a name longer than
+    /// any a provider takes ([`SUGGESTED_NAME_CHARS`]), and none past the first
+    /// [`SUGGESTED_PER_RESPONSE`] unknown names of a response ([`SuggestionBudget`]): the cost
+    /// is bounded by the map's size however many unknown names a response holds.
+    fn closest(&self, name: &str) -> (Vec<&str>, Meant) {
         let called = without_model_namespace(name).unwrap_or(name);
         if called.is_empty() || called.len() > SUGGESTED_NAME_CHARS || !take_suggestion_pass() {
-            return (Vec::new(), false);
+            return (Vec::new(), Meant::default());
         }
         let most = (called.chars().count() / 4).clamp(1, 3);
         let edits = self.entries.len() <= EDIT_SUGGESTIONS_UP_TO;
+        // Only a name a rule keeps as it is can spell a tool: every such name is ASCII, at most
+        // [`MAX_NAME_LEN`] long and not hash-shaped.
+        let spelling: Option<Vec<char>> = (called.is_ascii() && called.len() <= MAX_NAME_LEN && !is_hash_shaped(called)).then(|| called.chars().collect());
         // (score, index), sorted as before: the name that came after the index was never
         // compared (indexes differ), and `(usize, usize)` pairs are what the crate's other
         // sorts sort, one copy of the sort's code in the wasm.
         let mut scored: Vec<(usize, usize)> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            let score = if folded_eq(&e.name, called) {
-                Some(0)
-            } else if folded_eq(&e.tool, called) || ends_with_folded(&e.name, called) {
-                Some(1)
+            let score = if renamed_to(&e.name, called) {
+                Some(RENAMED)
+            } else if spelling.as_deref().zip(e.server.as_deref()).is_some_and(|(c, s)| spells(c, s, &e.tool)) {
+                Some(ELSEWHERE)
+            } else if reads_as(called, &e.tool) || ends_with_reading(&e.name, called) {
+                Some(2)
             } else if edits {
-                crate::text::edit_distance(called, &e.name, most).map(|d| d + 1)
+                crate::text::edit_distance(called, &e.name, most).map(|d| d + 2)
             } else {
                 None
             };
@@ -620,9 +632,11 @@ impl NameMap {
             }
         }
         crate::model::sort_pairs(&mut scored);
-        // A renamed name's suggestions are the names it reads as, not its neighbours too.
-        let renamed = scored.first().is_some_and(|s| s.0 == 0);
-        (scored.into_iter().take_while(|s| !renamed || s.0 == 0).take(3).map(|(_, i)| self.entries[i].name.as_str()).collect(), renamed)
+        // A name that can only have meant some tools is suggested those, not their neighbours too.
+        let known = scored.first().is_some_and(|s| s.0 <= ELSEWHERE);
+        let close: Vec<(usize, usize)> = scored.into_iter().take_while(|s| !known || s.0 <= ELSEWHERE).take(3).collect();
+        let why = Meant { renamed: close.iter().any(|s| s.0 == RENAMED), elsewhere: close.iter().any(|s| s.0 == ELSEWHERE) };
+        (close.into_iter().map(|(_, i)| self.entries[i].name.as_str()).collect(), why)
     }
 
     /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).
@@ -729,20 +743,74 @@ fn take_suggestion_pass() -> bool {
     })
 }
 
-/// Whether `name` ends, after a `_` (or any other character folded to one), with `tail` read
-/// folded.
-fn ends_with_folded(name: &str, tail: &str) -> bool {
-    let f = |c: char| if c.is_ascii_alphanumeric() { c } else { '_' };
+/// [`NameMap::closest`]'s score of a map's name a framework renamed to the called name.
+const RENAMED: usize = 0;
+/// [`NameMap::closest`]'s score of a tool the called name spells ([`spells`]).
+const ELSEWHERE: usize = 1;
+
+/// Why [`NameMap::closest`] suggests what it does, when the name can only have meant those tools.
+#[derive(Default)]
+struct Meant {
+    /// A framework renamed a suggested name to the called one ([`renamed_to`]).
+    renamed: bool,
+    /// The called name is a suggested tool's in another conversion ([`spells`]).
+    elsewhere: bool,
+}
+
+/// Whether `called` is `name` with each character but ASCII letters and digits as `_`: what a
+/// framework that keeps only those (OpenAI Agents JS's `tool()`) makes of it.
+fn renamed_to(name: &str, called: &str) -> bool {
+    name.chars().count() == called.chars().count() && name.chars().zip(called.chars()).all(|(n, c)| c == if n.is_ascii_alphanumeric() { n } else { '_' })
+}
+
+/// Whether `called` reads as `name`: each character `name`'s, or `_` where `name` has one but
+/// an ASCII letter or digit (one a rule or a framework may have made `_`; never the other way).
+fn reads_as(called: &str, name: &str) -> bool {
+    called.chars().count() == name.chars().count() && called.chars().zip(name.chars()).all(|(c, n)| reads_as_char(c, n))
+}
+
+#[inline]
+fn reads_as_char(c: char, n: char) -> bool {
+    c == n || (c == '_' && !n.is_ascii_alphanumeric())
+}
+
+/// Whether `name` ends, after a character but an ASCII letter or digit, with what reads as
+/// `tail` ([`reads_as`]).
+fn ends_with_reading(name: &str, tail: &str) -> bool {
     let (n, t) = (name.chars().count(), tail.chars().count());
-    n > t && f(name.chars().nth(n - t - 1).unwrap_or('_')) == '_' && name.chars().skip(n - t).zip(tail.chars()).all(|(x, y)| f(x) == f(y))
+    n > t && !name.chars().nth(n - t - 1).unwrap_or('_').is_ascii_alphanumeric() && tail.chars().zip(name.chars().skip(n - t)).all(|(c, x)| reads_as_char(c, x))
 }
 
-/// Whether two names are the same with every character but ASCII letters and digits as `_`.
-fn folded_eq(a: &str, b: &str) -> bool {
-    let f = |c: char| if c.is_ascii_alphanumeric() { c } else { '_' };
-    a.chars().count() == b.chars().count() && a.chars().zip(b.chars()).all(|(x, y)| f(x) == f(y))
+/// Whether the called name `c` spells the pair `(server, tool)` as a conversion names it
+/// without a hash: what reads as the tool ([`reads_as`]) after a separator (characters but
+/// ASCII letters and digits), what reads as the server before that, and before the server
+/// nothing, the one character a rule puts before a name that may not start so, or a prefix and
+/// the separator. Neither the server nor the prefix holds the separator (a server that does
+/// has hashed names; a prefix that did would make the name another pair's). Another
+/// provider's rule (Gemini keeps `.` and `:`, where the others' names have `_` and a hash) or
+/// other naming options (a prefix, a separator) name a tool so.
+fn spells(c: &[char], server: &str, tool: &str) -> bool {
+    let (s, t): (Vec<char>, Vec<char>) = (server.chars().collect(), tool.chars().collect());
+    let reads = |part: &[char], name: &[char]| part.len() == name.len() && part.iter().zip(name).all(|(c, n)| reads_as_char(*c, *n));
+    let holds = |part: &[char], sep: &[char]| part.windows(sep.len()).any(|w| w == sep);
+    let Some(at) = c.len().checked_sub(t.len()) else { return false };
+    if s.is_empty() || t.is_empty() || !reads(&c[at..], &t) {
+        return false;
+    }
+    let run = c[..at].iter().rev().take_while(|c| !c.is_ascii_alphanumeric()).count();
+    (1..=run).any(|len| {
+        let (sep, end) = (&c[at - len..at], at - len);
+        let Some(start) = end.checked_sub(s.len()) else { return false };
+        let head = &c[..start];
+        let fixed_start = match head {
+            ['_'] => !s[0].is_ascii_alphabetic() && s[0] != '_',
+            ['t'] => !s[0].is_ascii_alphabetic(),
+            _ => false,
+        };
+        let prefixed = head.len() >= len && head.ends_with(sep) && !holds(&head[..head.len() - len], sep);
+        reads(&c[start..end], &s) && !holds(&c[start..end], sep) && (head.is_empty() || fixed_start || prefixed)
+    })
 }
-
 
 /// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
 fn quoted_list(names: &[&str], last: &str) -> String {
@@ -1247,18 +1315,58 @@ mod tests {
         let pairs = [(Some("everything"), "get-sum"), (Some("s"), "a.b"), (Some("s"), "a-b"), (Some("s"), "a_c")];
         let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Gemini);
         assert_eq!(map.entries()[0].name, "mcp__everything__get-sum");
-        for called in ["mcp__everything__get_sum", "functions.mcp__everything__get_sum", "mcp__everything__get.sum"] {
+        for called in ["mcp__everything__get_sum", "functions.mcp__everything__get_sum"] {
             let e = map.resolve(called).unwrap_err();
             assert_eq!(e.code, ErrorCode::UnknownToolName);
             assert_eq!(e.details.as_ref().unwrap()["suggestions"][0], "mcp__everything__get-sum", "{called}");
             assert!(e.message.contains("portableNames: true"), "{}", e.message);
             assert_eq!(map.position(called), None, "{called}");
         }
+        // No framework makes `.` of `-`: a neighbour, without the claim.
+        let e = map.resolve("mcp__everything__get.sum").unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["suggestions"], serde_json::json!(["mcp__everything__get-sum"]));
+        assert!(!e.message.contains("framework"), "{}", e.message);
         // Exact names only: a removed `a_b` never reaches `a.b` or `a-b`.
         assert_eq!(map.resolve("mcp__s__a.b").unwrap().tool, "a.b");
         assert!(map.resolve("mcp__s__a-c").is_err());
         let e = map.resolve("mcp__s__a_b").unwrap_err();
         assert_eq!(e.details.unwrap()["suggestions"], serde_json::json!(["mcp__s__a.b", "mcp__s__a-b"]));
+    }
+
+    /// F1 (s29c): a name with `.` where a tool's has `_` is no name of that tool: Gemini's name
+    /// of `a.b`, read with OpenAI's map (where `a.b` is hashed and `a_b` keeps its name), is
+    /// suggested `a.b`'s name alone, as the name of that tool in another conversion, never
+    /// `a_b`'s as one a framework renamed. Folding goes one way only, in every rule.
+    #[test]
+    fn a_suggestion_names_only_the_tool_the_name_can_have_meant() {
+        let pairs = [(Some("A"), "a.b"), (Some("A"), "a_b")];
+        let (openai, _) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        let (gemini, _) = NameMap::build(&pairs, &opts(), NameRule::Gemini);
+        let hashed = openai.entries()[0].name.clone();
+        assert!(hashed.starts_with("mcp__A__a_b_"), "{hashed}");
+        assert_eq!(openai.entries()[1].name, "mcp__A__a_b");
+        assert_eq!(gemini.entries()[0].name, "mcp__A__a.b");
+        for called in ["mcp__A__a.b", "functions.mcp__A__a.b"] {
+            let e = openai.resolve(called).unwrap_err();
+            assert_eq!(e.details.as_ref().unwrap()["suggestions"], serde_json::json!([hashed]), "{called}");
+            assert!(!e.message.contains("framework"), "{}", e.message);
+            assert!(e.message.contains("another provider") && e.message.contains("options.provider"), "{}", e.message);
+        }
+        // Other naming options spell the tool too (a prefix, a separator); a name that reads as
+        // another server's, or whose server part holds the separator, does not.
+        let (map, _) = NameMap::build(&[(Some("fs"), "read.file"), (Some("fs2"), "read.file"), (Some("9s"), "x.y")], &opts(), NameRule::Strict);
+        for (called, i) in [("tw__fs__read.file", 0), ("fs-read.file", 0), ("fs__read_file", 0), ("__fs__read.file", 0), ("mcp__fs2__read.file", 1), ("_9s__x.y", 2)] {
+            let e = map.resolve(called).unwrap_err();
+            assert_eq!(e.details.as_ref().unwrap()["suggestions"], serde_json::json!([map.entries()[i].name]), "{called}");
+        }
+        for called in ["mcp__xfs__read.file", "mcp__a__fs__read.file", "fs__read-file", "_fs__read.file", "mcp__fs__read.file_12345678"] {
+            let e = map.resolve(called).unwrap_err();
+            assert!(!e.message.contains("another provider"), "{called}: {}", e.message);
+        }
+        // A tool's own name and a map's name's tail are read one way too.
+        let (map, _) = NameMap::build(&[(Some("A"), "x_y"), (Some("B"), "p.q")], &opts(), NameRule::Gemini);
+        assert!(map.resolve("x.y").unwrap_err().details.is_none());
+        assert_eq!(map.resolve("p_q").unwrap_err().details.unwrap()["suggestions"], serde_json::json!(["mcp__B__p.q"]));
     }
 
     /// Suggestions cost at most a pass over the map: none for a name longer than any provider
