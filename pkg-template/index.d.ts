@@ -143,8 +143,13 @@ export type ProviderName = Provider | "openai-chat" | "google";
  * or digits, at least one a digit. A name that already ends so (`x_12345678`, or a tool named as another's hashed
  * name; never a word like `get_database`) is hashed too, so no tool's own name is ever another tool's hashed name.
  * With `"mcp"` and `"server"` a name so depends on its own tool alone: a name from an earlier turn never names
- * another tool after the tool set changes. `"bare"` names cannot: one tool name on two servers is told apart by
- * hashes only while both are listed, so use `"bare"` for one server at a time.
+ * another tool after the tool set changes, but for two tools whose hashed names coincide (the same 55 first
+ * characters and 8-character hash: by chance about 1 in 2^41 for two tools, or a server's own pair made so on
+ * purpose), which are both hashed again while both are listed: once one is gone, the other has the name the first
+ * had. `"bare"` names cannot: one tool name on two servers is told apart by hashes only while both are listed,
+ * so use `"bare"` for one server at a time. A `NameMap.fromTools` (or a conversion) of a changed list knows no
+ * earlier names and cannot prevent either; an {@link McpHub} does: it never gives a name it gave one tool to
+ * another (see {@link McpHub.tools}).
  */
 export type NamingFormat = "mcp" | "server" | "bare";
 
@@ -3247,7 +3252,15 @@ export class McpHub {
    * listing, and the other tools are converted. Nor does a server with many tools: when the servers' tools are more
    * than `limits.maxTools`, servers are left out whole, those with the most tools first (the later one in the hub's
    * order of two alike), until the others' fit; their tools are each in `droppedTools` with `code: "LIMIT_EXCEEDED"`.
-   * It rejects only for what no tool or server does alone, keeping the name map it had. A key of `options` not known is `INVALID_OPTIONS`, as
+   * It rejects only for what no tool or server does alone, keeping the name map it had.
+   * A name the hub gave one tool, for any provider and in any `tools()`, it gives no other: a tool whose name is
+   * one the hub gave another gets a hashed one instead (`_` and a hash, another for each such name), and of two tools
+   * whose names coincide (see {@link NamingFormat}) the one that had the name keeps it. So a call a model made in an
+   * earlier turn, routed by the map of a later one, reaches its tool or is `UNKNOWN_TOOL_NAME`, whatever the servers
+   * listed since, with `naming: "bare"` too (server A's `echo` gone, server B's is `echo_` and a hash, not `echo`).
+   * The hub remembers the last 65,536 names it gave (past that, those given longest ago are forgotten, none of the
+   * last `tools()`'s).
+   * A key of `options` not known is `INVALID_OPTIONS`, as
    * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name), and so is one of
    * `options.limits` (`maxToolCount` would be no limit); so is `server` (each tool's server is the hub's name for it).
    */

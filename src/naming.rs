@@ -22,13 +22,19 @@
 //!    suffix, re-salted until every name is unique: with `Bare` names, one tool name on two
 //!    servers (all of them); the same tool listed twice (the repeats: the first keeps its name).
 //!    The result does not depend on input order, but for which of a tool's repeats is first.
+//!    A name once given to a tool can come back for another in a later set: tools whose names
+//!    coincide (one tool name on two servers under `Bare`, hashed names with the same 55 first
+//!    characters and hash) are all re-salted, and once one is gone the other has the name
+//!    again. With [`NamingOptions::given`] (what `McpHub` keeps), a name given before to one
+//!    pair is given no other (that one is re-salted), and a tool keeps its name in a clash with
+//!    a tool that never had it.
 //!
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -77,11 +83,14 @@ pub struct NamingOptions {
     /// provider, for an app that sends one conversation to several (its history names the
     /// tools the way the first provider was given them).
     pub portable: bool,
+    /// Names given to tools before (by `McpHub`'s earlier conversions), none of which
+    /// [`NameMap::build`] gives another tool: see [`GivenNames`].
+    pub given: Option<Arc<GivenNames>>,
 }
 
 impl Default for NamingOptions {
     fn default() -> Self {
-        Self { format: None, separator: "__".owned(), prefix: "mcp".owned(), portable: false }
+        Self { format: None, separator: "__".owned(), prefix: "mcp".owned(), portable: false, given: None }
     }
 }
 
@@ -480,6 +489,70 @@ impl NameEntry {
 
 serialize_via_value!(NameEntry);
 
+/// Names given to tools, each with its `(server, tool)` pair: what `McpHub` keeps across its
+/// conversions, so that a name a model was given for one tool, in any turn, never routes to
+/// another. [`NameMap::build`] with [`NamingOptions::given`] gives none of these names to
+/// another pair (it re-salts that pair's name), and in a clash the pair a name was given to
+/// keeps it. At most [`GIVEN_NAMES_KEPT`] names are kept: past that, those given longest ago
+/// are forgotten (a server that renames its tools at every listing would otherwise grow it
+/// without end).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GivenNames {
+    /// Each name's pair, and the number of the last [`GivenNames::record`] that gave it.
+    names: HashMap<String, (Option<String>, String, u64)>,
+    records: u64,
+}
+
+/// The most names a [`GivenNames`] keeps.
+pub const GIVEN_NAMES_KEPT: usize = 65_536;
+
+impl GivenNames {
+    /// The pair `name` was given to, if any.
+    pub fn owner(&self, name: &str) -> Option<(Option<&str>, &str)> {
+        self.names.get(name).map(|(s, t, _)| (s.as_deref(), t.as_str()))
+    }
+
+    /// Whether `name` was given to a pair other than `pair`.
+    fn taken_from(&self, name: &str, pair: (Option<&str>, &str)) -> bool {
+        self.owner(name).is_some_and(|o| o != pair)
+    }
+
+    /// Notes the names of `map` as given (a name given to another pair before keeps that pair:
+    /// a map built with these names has none).
+    pub fn record(&mut self, map: &NameMap) {
+        self.records += 1;
+        let at = self.records;
+        for e in map.entries() {
+            match self.names.get_mut(&e.name) {
+                Some(given) if given.0 == e.server && given.1 == e.tool => given.2 = at,
+                Some(_) => {}
+                None => {
+                    self.names.insert(e.name.clone(), (e.server.clone(), e.tool.clone(), at));
+                }
+            }
+        }
+        if self.names.len() > GIVEN_NAMES_KEPT {
+            // Down to half, those given longest ago first (never this map's), so that forgetting
+            // costs a pass over the names once in many records.
+            let mut ages: Vec<u64> = self.names.values().map(|g| g.2).collect();
+            let drop = self.names.len() - GIVEN_NAMES_KEPT / 2;
+            let (_, cut, _) = ages.select_nth_unstable(drop - 1);
+            let cut = (*cut).min(at - 1);
+            self.names.retain(|_, g| g.2 > cut);
+        }
+    }
+
+    /// How many names are kept.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
 /// The registry that maps provider names back to `(server, tool)`, exactly.
 #[derive(Debug, Clone, Default)]
 pub struct NameMap {
@@ -502,24 +575,26 @@ impl NameMap {
         let mut names: Vec<String> = pairs.iter().map(|(s, t)| prefix_tool_name(*s, t, opts, rule)).collect();
         let mut diags = Vec::new();
         let mut salt_of = vec![0u32; pairs.len()];
+        let given = opts.given.as_deref();
         // Resolve coincidences; bounded because each round re-salts every member of a group.
         let mut unique = false;
         for _round in 0..16 {
-            if names.len() <= PAIRWISE && pairwise_distinct(&names) {
-                unique = true;
-                break;
-            }
-            let clashes = clashes(&names);
+            // A name given to another pair before is re-salted, then the set's own clashes.
+            let retaken = given.is_some_and(|g| resalt_given(g, pairs, opts, rule, &mut names, &mut salt_of, &mut diags));
+            let clashes = if names.len() <= PAIRWISE && pairwise_distinct(&names) { Vec::new() } else { clashes(&names) };
             if clashes.is_empty() {
+                if retaken {
+                    continue;
+                }
                 unique = true;
                 break;
             }
-            resalt(&clashes, pairs, opts, rule, &mut names, &mut salt_of, &mut diags);
+            resalt(&clashes, pairs, opts, rule, given, &mut names, &mut salt_of, &mut diags);
         }
         // Past 16 re-saltings (never seen; would take engineered hash collisions), fall back to
         // position suffixes so that uniqueness holds unconditionally.
         if !unique {
-            suffix_positions(&mut names);
+            suffix_positions(&mut names, &|i: usize, name: &str| given.is_some_and(|g| g.taken_from(name, pairs[i])));
         }
         let entries: Vec<NameEntry> = pairs
             .iter()
@@ -875,27 +950,33 @@ fn clashes(names: &[String]) -> Vec<Vec<usize>> {
 /// Re-salts every member of each group of tools that [`NameMap::build`] found sharing a name,
 /// saying so in `diags`. Apart from `build`, as is [`suffix_positions`]: a function is compiled
 /// on its first call, and a conversion without a clash never calls these.
+/// With `given`, the pair a group's name was given to before keeps it (its first listing).
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn resalt(
     clashes: &[Vec<usize>],
     pairs: &[(Option<&str>, &str)],
     opts: &NamingOptions,
     rule: NameRule,
+    given: Option<&GivenNames>,
     names: &mut [String],
     salt_of: &mut [u32],
     diags: &mut Vec<Diagnostic>,
 ) {
     for group in clashes {
         // One tool listed more than once: the first keeps its name (the calls any of them gets go
-        // to the same tool), so a name does not change when a server repeats a tool.
+        // to the same tool), so a name does not change when a server repeats a tool. Of tools
+        // that differ, the one the name was given to before, if any.
         let one_tool = group.iter().all(|&j| pairs[j] == pairs[group[0]]);
+        let owner = given.and_then(|g| g.owner(&names[group[0]]));
+        let keeper = if one_tool { Some(group[0]) } else { owner.and_then(|o| group.iter().copied().find(|&j| pairs[j] == o)) };
         // How many of the group's tools before each are the same (server, tool): counted as
         // they come, as a server may list one tool thousands of times.
         let mut seen: HashMap<(Option<&str>, &str), u32> = HashMap::new();
-        if one_tool {
-            seen.insert(pairs[group[0]], 1);
+        if let Some(k) = keeper {
+            seen.insert(pairs[k], 1);
         }
-        for &i in group.iter().skip(usize::from(one_tool)) {
+        for &i in group.iter().filter(|&&i| Some(i) != keeper) {
             let (server, tool) = pairs[i];
             let count = seen.entry(pairs[i]).or_insert(0);
             let same_pair_before = *count;
@@ -916,20 +997,55 @@ fn resalt(
     }
 }
 
-/// Makes names unique by position suffixes (`_7`), past 16 re-saltings in [`NameMap::build`].
+/// Re-salts each name that was given to another pair before ([`GivenNames`]), saying so in
+/// `diags`; whether any was.
 #[inline(never)]
-fn suffix_positions(names: &mut [String]) {
+fn resalt_given(
+    given: &GivenNames,
+    pairs: &[(Option<&str>, &str)],
+    opts: &NamingOptions,
+    rule: NameRule,
+    names: &mut [String],
+    salt_of: &mut [u32],
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut any = false;
+    for (i, &(server, tool)) in pairs.iter().enumerate() {
+        if !given.taken_from(&names[i], pairs[i]) {
+            continue;
+        }
+        any = true;
+        salt_of[i] = salt_of[i].saturating_add(1);
+        let clean = hash_head(sanitize(&raw_name(server, tool, opts), rule), server, tool, opts, rule);
+        let old = std::mem::replace(&mut names[i], with_hash(&clean, server, tool, salt_of[i]));
+        diags.push(Diagnostic {
+            path: String::new(),
+            rule: "names/collision",
+            message: format!(
+                "tool \"{tool}\"{} would be named \"{old}\", a name given to another tool before; named \"{}\"",
+                server.map(|s| format!(" of server \"{s}\"")).unwrap_or_default(),
+                names[i]
+            ),
+        });
+    }
+    any
+}
+
+/// Makes names unique by position suffixes (`_7`), past 16 re-saltings in [`NameMap::build`];
+/// a name `taken(i, name)` (given to another pair before) gets one too.
+#[inline(never)]
+fn suffix_positions(names: &mut [String], taken: &dyn Fn(usize, &str) -> bool) {
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let all: std::collections::HashSet<String> = names.iter().cloned().collect();
     for (i, n) in names.iter_mut().enumerate() {
-        if seen.contains(n.as_str()) {
+        if seen.contains(n.as_str()) || taken(i, n) {
             let base = n.clone();
             let mut k = i;
             loop {
                 let suffix = format!("_{k}");
                 let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(base.len());
                 let candidate = format!("{}{suffix}", &base[..keep]);
-                if !seen.contains(&candidate) && !all.contains(&candidate) {
+                if !seen.contains(&candidate) && !all.contains(&candidate) && !taken(i, &candidate) {
                     *n = candidate;
                     break;
                 }
@@ -1054,6 +1170,71 @@ mod tests {
         assert!(NameRule::Strict.accepts(&n1));
         let n3 = prefix_tool_name(Some("server"), &format!("{tool}2"), &opts(), NameRule::Strict);
         assert_ne!(n1, n3);
+    }
+
+    /// F2 (s29c): two tools of one server whose hashed names coincide (the same 55 first
+    /// characters, the same hash) are both re-salted; once one is gone, a set without
+    /// [`NamingOptions::given`] names the other as the first once was. With the names given
+    /// before, no name moves to another tool: the first keeps its name through the clash, the
+    /// second keeps its re-salted one, and the first, back, gets its own again.
+    #[test]
+    fn a_name_given_before_is_given_no_other_tool() {
+        // A pair whose salt-0 hashed names coincide (found by a birthday search).
+        let (x, y) = ("t".repeat(60) + "4mjcaa", "t".repeat(60) + "p0fjba");
+        let (px, py) = ((Some("A"), x.as_str()), (Some("A"), y.as_str()));
+        let names = |pairs: &[(Option<&str>, &str)], o: &NamingOptions| -> Vec<String> { NameMap::build(pairs, o, NameRule::Strict).0.entries().iter().map(|e| e.name.clone()).collect() };
+        let stateless = [names(&[px], &opts()), names(&[px, py], &opts()), names(&[py], &opts())];
+        assert_eq!(stateless[0][0], stateless[2][0], "the hashes coincide");
+        assert!(stateless[1][0] != stateless[0][0] && stateless[1][1] != stateless[0][0]);
+
+        let mut given = GivenNames::default();
+        let mut turn = |pairs: &[(Option<&str>, &str)]| {
+            let o = NamingOptions { given: Some(Arc::new(given.clone())), ..opts() };
+            let (map, diags) = NameMap::build(pairs, &o, NameRule::Strict);
+            given.record(&map);
+            (map.entries().iter().map(|e| e.name.clone()).collect::<Vec<_>>(), diags)
+        };
+        let (t1, _) = turn(&[px]);
+        let (t2, diags) = turn(&[px, py]);
+        assert_eq!(t2[0], t1[0], "the tool that had the name keeps it");
+        assert_ne!(t2[1], t1[0]);
+        assert_eq!(diags.len(), 1);
+        assert!(diags[0].message.contains("given to another tool before"), "{}", diags[0].message);
+        let (t3, _) = turn(&[py]);
+        assert_eq!(t3, [t2[1].clone()], "the other keeps its name");
+        let (t4, _) = turn(&[py, px]);
+        assert_eq!(t4, [t2[1].clone(), t1[0].clone()], "in any order");
+        // Order does not matter for who keeps it, nor does a repeat of the other tool.
+        let (t5, _) = turn(&[py, py, px]);
+        assert_eq!((t5[0].as_str(), t5[2].as_str()), (t2[1].as_str(), t1[0].as_str()));
+        assert!(t5[1] != t5[0] && t5[1] != t5[2]);
+
+        // Bare names: a tool name one server had is another's no more once that server is gone.
+        let bare = NamingOptions { format: Some(NameFormat::Bare), ..opts() };
+        let mut given = GivenNames::default();
+        let o = NamingOptions { given: Some(Arc::new(given.clone())), ..bare.clone() };
+        given.record(&NameMap::build(&[(Some("a"), "echo")], &o, NameRule::Strict).0);
+        let o = NamingOptions { given: Some(Arc::new(given.clone())), ..bare.clone() };
+        let (later, _) = NameMap::build(&[(Some("b"), "echo")], &o, NameRule::Strict);
+        assert!(later.resolve("echo").is_err());
+        assert_eq!(later.entries()[0].tool, "echo");
+        assert_eq!(names(&[(Some("b"), "echo")], &bare), ["echo"], "without the names given, b's tool is named so");
+    }
+
+    /// [`GivenNames`] forgets the names given longest ago past [`GIVEN_NAMES_KEPT`], never those
+    /// of the map it records.
+    #[test]
+    fn given_names_are_bounded() {
+        let mut given = GivenNames::default();
+        let tools: Vec<String> = (0..GIVEN_NAMES_KEPT / 4 + 1).map(|i| format!("t{i}")).collect();
+        for round in 0..5 {
+            let pairs: Vec<(Option<&str>, &str)> = tools.iter().map(|t| (Some(["a", "b", "c", "d", "e"][round]), t.as_str())).collect();
+            let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+            given.record(&map);
+            assert!(given.len() <= GIVEN_NAMES_KEPT);
+            assert!(map.entries().iter().all(|e| given.owner(&e.name) == Some((e.server.as_deref(), e.tool.as_str()))), "{round}");
+        }
+        assert_eq!(given.owner("mcp__a__t0"), None);
     }
 
     #[test]

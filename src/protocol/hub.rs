@@ -3,8 +3,9 @@
 //! * `list_tools` asks every selected server at once; one server failing does not affect the
 //!   others: its error is reported next to the tools of the rest.
 //! * `tools` converts the listed tools for a provider with collision-proof names and keeps the
-//!   name map; a tool that cannot be converted (a schema past the limits, an empty name) is left
-//!   out and reported with its server (see [`Hub::dropped_tools`]), the others are converted;
+//!   name map (a name the hub gave one tool it gives no other, see [`GivenNames`]); a tool
+//!   that cannot be converted (a schema past the limits, an empty name) is left out and
+//!   reported with its server (see [`Hub::dropped_tools`]), the others are converted;
 //!   `tools_refreshed` first lists the servers when none were listed, and lists again
 //!   those that announced a change (`notifications/tools/list_changed`), whose session was
 //!   renewed since (a restarted server announces nothing), whose listing's `ttlMs`
@@ -25,6 +26,7 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use futures_util::future::{join_all, select, Either};
 use futures_util::FutureExt as _;
@@ -35,7 +37,7 @@ use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{convert_json_named, tool_error, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, Put as _, ToolAnnotations};
-use crate::naming::{NameEntry, NameMap};
+use crate::naming::{GivenNames, NameEntry, NameMap, NamingOptions};
 use crate::policy::{Action, AskedBy, Policy};
 use crate::protocol::client::{CallOptions, Client, CloseSignal};
 use crate::protocol::transport::{Clock, Transport};
@@ -145,6 +147,8 @@ pub struct Hub<T: Transport, C: Clock> {
     selection: RefCell<Selection>,
     /// The routes of each provider's last [`Hub::tools`], the latest `tools` last.
     routes: RefCell<Vec<Routes>>,
+    /// The names the hub's [`Hub::tools`] gave, each with its tool: no later one gives it another.
+    given: RefCell<Arc<GivenNames>>,
     /// The tools the last [`Hub::tools`] could not convert, each `{server, name, index, code,
     /// reason}`.
     unconverted: RefCell<Vec<Value>>,
@@ -247,6 +251,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             last_list: Cell::new(0),
             selection: RefCell::default(),
             routes: RefCell::default(),
+            given: RefCell::default(),
             unconverted: RefCell::default(),
             failing: RefCell::default(),
             policy,
@@ -557,9 +562,16 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// left out for `limits.maxTools` (`LIMIT_EXCEEDED`): when the tools are more than that,
     /// servers are left out whole, those with the most tools first, until the others' fit. A
     /// failure that no tool or server has alone is the whole conversion's error.
+    ///
+    /// A name the hub gave one tool, for any provider, no later `tools` gives another (see
+    /// [`GivenNames`]): a call from an earlier turn reaches its tool or is `UNKNOWN_TOOL_NAME`,
+    /// whatever the servers listed since.
     pub fn tools(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
         let target = target.into();
         let provider = target.provider;
+        let given = Some(Arc::clone(&self.given.borrow()));
+        let mut named = ConvertOptions { naming: NamingOptions { given, ..opts.naming.clone() }, ..opts.clone() };
+        let opts = &named;
         let listed = self.listed.borrow();
         let tools: Vec<ListedTool> = listed.iter().flat_map(|l| l.tools.iter().enumerate().map(|(i, t)| (l.server.as_str(), i, t))).collect();
         let (conv, tools, unconverted) = match convert_json_named(&json_array(&tools), provider, opts) {
@@ -608,6 +620,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             Some(_) => judged_annotations(&tools),
             None => Vec::new(),
         };
+        // Its only other holder gone, the hub's is changed in place.
+        named.naming.given = None;
+        Arc::make_mut(&mut self.given.borrow_mut()).record(&conv.name_map);
         {
             let mut routes = self.routes.borrow_mut();
             routes.retain(|r| r.target != target);
@@ -1712,6 +1727,37 @@ mod tests {
         assert!(docs.tools_changed());
         assert_eq!(names(), ["mcp__docs__search", "mcp__docs__write"]);
         assert!(!docs.tools_changed());
+    }
+
+    /// F2 (s29c): a name the hub gave one tool is given no other, whatever the servers list
+    /// since. Tools X and Y of one server have hashed names that coincide: X listed alone, then
+    /// with Y, then Y alone, Y never gets X's name (a `NameMap` built from each listing alone
+    /// gives it X's first name at the end), so a call an old turn made to X is
+    /// `UNKNOWN_TOOL_NAME`, not a call of Y; X keeps its name throughout.
+    #[test]
+    fn a_name_the_hub_gave_one_tool_never_routes_to_another() {
+        let (x, y) = ("t".repeat(60) + "4mjcaa", "t".repeat(60) + "p0fjba");
+        let hub = hub(
+            vec![("A", vec![listing(json!([{"name": x}])), listing(json!([{"name": x}, {"name": y}])), listing(json!([{"name": y}])), listing(json!([{"name": y}, {"name": x}]))])],
+            None,
+            None,
+        );
+        let turn = || {
+            block_on(hub.list_tools(&Selection::Auto, None));
+            hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+            hub.name_map().unwrap().entries().iter().map(|e| (e.name.clone(), e.tool.clone())).collect::<Vec<_>>()
+        };
+        let t1 = turn();
+        let t2 = turn();
+        let t3 = turn();
+        assert_eq!(t2, [t1[0].clone(), (t2[1].0.clone(), y.clone())], "X keeps its name");
+        assert_ne!(t2[1].0, t1[0].0);
+        assert_eq!(t3, [t2[1].clone()], "Y keeps the name it was given");
+        let stateless = NameMap::build(&[(Some("A"), y.as_str())], &crate::naming::NamingOptions::default(), crate::naming::NameRule::Strict).0;
+        assert_eq!(stateless.entries()[0].name, t1[0].0, "the names coincide");
+        let e = call(&hub, &t1[0].0).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownToolName);
+        assert_eq!(turn(), [t2[1].clone(), t1[0].clone()], "X, back, has its own name again");
     }
 
     /// A call of a tool's bare name is refused, and its error names the tools of that name; so

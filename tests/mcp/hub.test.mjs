@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { freePort, freshTag, loadPkg, rejectsWith, repo, startMisbehaving, waitFor, within } from "./helpers.mjs";
-import { COLLIDE_TOOLS, NORMAL_TOOLS, UNCONVERTIBLE_TOOLS } from "../servers/misbehaving.mjs";
+import { COLLIDE_TOOLS, NORMAL_TOOLS, SHIFTING_TOOLS, UNCONVERTIBLE_TOOLS } from "../servers/misbehaving.mjs";
 
 const { McpHub, NameMap } = await loadPkg();
 
@@ -448,6 +448,37 @@ describe("McpHub", () => {
     assert.ok(!names.includes(echo), "the old tool is no longer offered");
     await hub.tools("openai");
     assert.deepEqual(await listCalls(), [2, 1], "listed on the new session: nothing pending");
+    await hub.closeAll();
+  });
+
+  test("tools(): a name the hub gave one tool is never given another, whatever the server lists since", async () => {
+    // X and Y of server A have hashed names that coincide: listed X, then X and Y, then Y, a NameMap.fromTools of each
+    // listing alone gives Y the name X had at first; the hub never does, for any provider.
+    const [X, Y] = SHIFTING_TOOLS.map((t) => t.name);
+    const hub = new McpHub({ A: { url: srv.url("normal", freshTag()) + "?v=shifting" } });
+    const turn = async () => {
+      await hub.listTools();
+      const names = {};
+      for (const provider of ["openai", "gemini"]) {
+        await hub.tools(provider);
+        names[provider] = hub.nameMapFor(provider).entries.map((e) => `${e.name} ${e.tool}`);
+      }
+      return names;
+    };
+    const t1 = await turn();
+    const old = t1.openai[0].split(" ")[0];
+    assert.equal(NameMap.fromTools([{ ...SHIFTING_TOOLS[1], serverName: "A" }], "openai").names()[0], old, "the names coincide");
+    const t2 = await turn();
+    assert.deepEqual(t2.openai[0], `${old} ${X}`, "X keeps its name");
+    const t3 = await turn();
+    assert.deepEqual(t3.openai, [t2.openai[1]], "Y keeps the name it was given");
+    assert.deepEqual(t3.gemini, [t2.gemini[1]]);
+    // The call an older turn made to X is refused, not run on Y.
+    await rejectsWith(hub.callTool(old, {}), "UNKNOWN_TOOL_NAME");
+    assert.equal((await hub.callTool(t3.openai[0].split(" ")[0], {})).text, Y);
+    // X, listed again, has its own name again.
+    assert.deepEqual((await turn()).openai, [t2.openai[1], `${old} ${X}`]);
+    assert.equal((await hub.callTool(old, {})).text, X);
     await hub.closeAll();
   });
 

@@ -21,7 +21,8 @@
 //                   DELETE -> 200; `?v=string-root`: also lists `shout`, whose input schema is a string's;
 //                   `?v=destructive`: lists `fail` with the annotation destructiveHint: true; `?v=unconvertible`: also
 //                   lists `deep` (an input schema 80 objects deep, past a converter's default 64 levels) and a tool
-//                   whose name is empty
+//                   whose name is empty; `?v=shifting`: lists SHIFTING_TOOLS in turn, the first alone, both, the
+//                   second alone, both (listing after listing; tools/call echoes the tool's name)
 //   stateless       like normal but never issues a session id (a client must then send none)
 //   sse             every response is SSE: a BOM, comments, a `retry:` field, a priming event (id + empty data),
 //                   CRLF line ends, multi-line `data:` (pretty-printed JSON), `data:` without the space, an
@@ -178,6 +179,12 @@ export const UNCONVERTIBLE_TOOLS = [
   { name: "deep", description: "An input schema 80 objects deep", inputSchema: Array.from({ length: 80 }).reduce((inner) => ({ type: "object", properties: { x: inner } }), { type: "object" }) },
   { name: "", description: "A tool with an empty name", inputSchema: { type: "object", properties: {} } },
 ];
+
+/**
+ * Listed by `normal` with `?v=shifting`, in turn: the first alone, both, the second alone, both. Of a server named `A`,
+ * their hashed names coincide (the same 55 first characters and hash, as a birthday search finds two).
+ */
+export const SHIFTING_TOOLS = ["t".repeat(60) + "4mjcaa", "t".repeat(60) + "p0fjba"].map((name) => ({ name, inputSchema: { type: "object", properties: {} } }));
 
 /** Listed by `restart` after its other tools. */
 export const RESTART_TOOL = { name: "restart", description: "Forgets every session and renames echo to echo_v2, announcing nothing", inputSchema: { type: "object", properties: {} } };
@@ -793,6 +800,9 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       page = [...NORMAL_TOOLS, ODATA_TOOL];
     } else if (ctx.variant === "unconvertible") {
       page = [...NORMAL_TOOLS, ...UNCONVERTIBLE_TOOLS];
+    } else if (ctx.variant === "shifting") {
+      const [x, y] = SHIFTING_TOOLS;
+      page = [[x], [x, y], [y], [y, x]][(stats.counters.toolsListCalls - 1) % 4];
     } else if (ctx.variant === "destructive") {
       page = NORMAL_TOOLS.map((t) => (t.name === "fail" ? { ...t, annotations: { destructiveHint: true } } : t));
     } else {
@@ -978,6 +988,7 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
         return;
       }
       default:
+        if (ctx.variant === "shifting" && SHIFTING_TOOLS.some((t) => t.name === name)) return answer({ content: [{ type: "text", text: name }] });
         finish("unknown-tool");
         return replyError(ctx, msg, -32602, `Unknown tool: ${name}`);
     }
