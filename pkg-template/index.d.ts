@@ -819,7 +819,8 @@ export class ToolwireError extends Error {
   /** `UNSUPPORTED_PROTOCOL_VERSION` with `era: "legacy"`, or over the deprecated HTTP+SSE transport (which
    * 2026-07-28 does not have): the server speaks a later revision (2026-07-28). */
   readonly laterRevision?: boolean;
-  /** `INPUT_REQUIRED`: what a 2026-07-28 server asked for and `onRequest` did not answer. */
+  /** `INPUT_REQUIRED`: what a 2026-07-28 server asked for and `onRequest` did not answer; `PROTOCOL` too when the
+   * client refused what it asked for (an entry with no string `method`, a capability or elicitation mode not declared). */
   readonly inputRequests?: JsonValue;
   /** `PROTOCOL`: the most inputs the client answers at once for one request (16), when a 2026-07-28 server's
    * `inputRequests` asked for more. */
@@ -2393,7 +2394,8 @@ export interface McpClientOptions {
    * without `roots`) is answered -32601 (`Method not found: elicitation/create`), as the SDK's client answers it,
    * and `onRequest` is not asked. Giving `onRequest` declares nothing: declare what it answers (in a hub, in the
    * server's config, beside its `onRequest`). Other methods reach it whatever is declared. A 2026-07-28 server asks through
-   * an `input_required` result instead, whose inputs go to this handler the same way (without it, or when it
+   * an `input_required` result instead, whose inputs go to this handler the same way (an input request for a
+   * capability not declared fails the request with `PROTOCOL` before any input is asked; without it, or when it
    * throws, the request fails with `INPUT_REQUIRED`; a wait is bounded by the call's `maxTotalTimeoutMs` and
    * `signal`, not its `timeoutMs`; a result asking for
    * more than 16 inputs at once is the server's error, `PROTOCOL`, before any is asked; a 17th round of them is

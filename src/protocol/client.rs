@@ -1921,13 +1921,24 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     )
                     .with_detail("inputRequests", Value::Object(requests.clone())));
                 }
+                // A capability the client did not declare, or an elicitation mode it left out: refused
+                // as it is as a server request, before any is asked (nobody answers a form for a
+                // request that then fails on another input).
+                for (key, request) in requests {
+                    let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
+                    let asked_with = request.get("params").unwrap_or(&Value::Null);
+                    let refused = self
+                        .undeclared_capability(asked_for)
+                        .map(|r| format!("({asked_for}) is of a capability the client did not declare: {}", r.message))
+                        .or_else(|| self.undeclared_elicitation(asked_for, asked_with).map(|r| format!("is an elicitation the client did not declare: {}", r.message)));
+                    if let Some(refused) = refused {
+                        return Err(Error::new(ErrorCode::Protocol, format!("{method}: the server's input request {} {refused}", crate::text::quote(key)))
+                            .with_detail("inputRequests", Value::Object(requests.clone())));
+                    }
+                }
                 for (key, request) in requests {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
                     let asked_with = request.get("params").cloned().unwrap_or(Value::Null);
-                    if let Some(refusal) = self.undeclared_elicitation(asked_for, &asked_with) {
-                        return Err(Error::new(ErrorCode::Protocol, format!("{method}: the server's input request {} is an elicitation the client did not declare: {}", crate::text::quote(key), refusal.message))
-                            .with_detail("inputRequests", Value::Object(requests.clone())));
-                    }
                     let context = RequestContext { id: Value::String(key.clone()), related: Some(related.clone()) };
                     let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with, &context));
                     let Some(asked) = asked else {

@@ -3861,6 +3861,12 @@ fn modern() -> ClientOptions {
     ClientOptions { era: Era::Modern, ..ClientOptions::new("http://127.0.0.1/mcp") }
 }
 
+/// The 2026-07-28 options, declaring `capabilities` ([`declaring`]): an input request of one
+/// reaches the request handler only when its capability is declared.
+fn modern_declaring(capabilities: Value) -> ClientOptions {
+    ClientOptions { era: Era::Modern, ..declaring(capabilities) }
+}
+
 fn discover_reply() -> Reply {
     Reply::Echo(json!({
         "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": true}},
@@ -4041,7 +4047,7 @@ fn a_servers_text_in_an_error_is_escaped_and_cut() {
 fn input_rounds_are_bounded_and_checked() {
     let ask = || Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}, "requestState": "s"}));
     // The wait for the input is the person's: the call's timeout does not bound it, its total does.
-    let mut opts = modern();
+    let mut opts = modern_declaring(json!({"elicitation": {}}));
     opts.timeout_ms = 5;
     let h = harness_with(vec![discover_reply(), ask(), ask()], opts, 10);
     h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(futures_util::future::pending()))));
@@ -4053,7 +4059,7 @@ fn input_rounds_are_bounded_and_checked() {
 
     // More inputs in one result than the client answers at once: refused before any is asked.
     let many: Map<String, Value> = (0..=MAX_SERVER_REQUESTS).map(|i| (format!("k{i}"), json!({"method": "elicitation/create", "params": {}}))).collect();
-    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": many}))], modern(), 10_000);
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": many}))], modern_declaring(json!({"elicitation": {}})), 10_000);
     let asked = Rc::new(Cell::new(0));
     let count = asked.clone();
     h.client.set_request_handler(Some(Box::new(move |_, _, _| {
@@ -4075,7 +4081,7 @@ fn input_rounds_are_bounded_and_checked() {
             Reply::Echo(json!({"messages": []})),
             rpc_status(400, -32602, json!({"field": "name"})),
         ],
-        modern(),
+        modern_declaring(json!({"elicitation": {}})),
         10_000,
     );
     h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "decline"})) }))));
@@ -4149,7 +4155,7 @@ fn input_required_is_answered_by_the_request_handler_and_the_call_sent_again() {
         Reply::Echo(r)
     };
     let done = || Reply::Echo(json!({"content": [{"type": "text", "text": "done"}]}));
-    let h = harness_with(vec![discover_reply(), ask(Some("{\"n\":\"\\u00e9\"}")), done(), ask(None), done(), done()], modern(), 10_000);
+    let h = harness_with(vec![discover_reply(), ask(Some("{\"n\":\"\\u00e9\"}")), done(), ask(None), done(), done()], modern_declaring(json!({"elicitation": {}})), 10_000);
     let asked = Rc::new(RefCell::new(Vec::new()));
     let a2 = asked.clone();
     h.client.set_request_handler(Some(Box::new(move |m, p, _| {
@@ -4175,7 +4181,7 @@ fn input_required_is_answered_by_the_request_handler_and_the_call_sent_again() {
     log.requests.iter().for_each(assert_modern);
     drop(log);
 
-    let h = harness_with(vec![discover_reply(), ask(Some("s"))], modern(), 10_000);
+    let h = harness_with(vec![discover_reply(), ask(Some("s"))], modern_declaring(json!({"elicitation": {}})), 10_000);
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::InputRequired);
@@ -4365,7 +4371,7 @@ fn rounds_reconnects_and_refusals_in_2026_07_28() {
     let accept: fn() -> Option<RequestHandler> = || Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "accept"})) })));
     let mut replies = vec![discover_reply()];
     replies.extend((0..=MAX_INPUT_ROUNDS).map(|_| ask()));
-    let h = harness_with(replies, modern(), 10_000);
+    let h = harness_with(replies, modern_declaring(json!({"elicitation": {}})), 10_000);
     h.client.set_request_handler(accept());
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
@@ -4375,7 +4381,7 @@ fn rounds_reconnects_and_refusals_in_2026_07_28() {
     // ask, answer; refused for its headers; listed; sent again with the answers.
     let h = harness_with(
         vec![discover_reply(), ask(), rpc_status(400, -32020, Value::Null), Reply::Echo(serde_json::from_str(MARKED_TOOLS).unwrap()), Reply::Echo(json!({"content": []}))],
-        modern(),
+        modern_declaring(json!({"elicitation": {}})),
         10_000,
     );
     h.client.set_request_handler(accept());
@@ -4391,7 +4397,7 @@ fn rounds_reconnects_and_refusals_in_2026_07_28() {
     // connect() while the call is between its rounds: the call waits for it and goes on.
     let h = harness_with(
         vec![discover_reply(), Reply::Later(1, Box::new(ask())), Reply::Later(4, Box::new(discover_reply())), Reply::Echo(json!({"content": []}))],
-        modern(),
+        modern_declaring(json!({"elicitation": {}})),
         10_000,
     );
     h.client.set_request_handler(accept());
@@ -5232,7 +5238,7 @@ fn a_server_request_names_the_request_it_came_for() {
             Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}})),
             Reply::Echo(json!({"content": []})),
         ],
-        modern(),
+        modern_declaring(json!({"elicitation": {}})),
         10_000,
     );
     record(&h);
@@ -6114,6 +6120,65 @@ fn an_input_request_for_an_undeclared_elicitation_mode_is_refused() {
     assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
     assert!(e.message.contains("input request \"go\" is an elicitation the client did not declare: Client does not support url-mode elicitation requests"), "{}", e.message);
     assert_eq!(asked.get(), 0);
+}
+
+/// 2026-07-28: an input request for a capability the client did not declare (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`) fails its request as an undeclared elicitation mode
+/// does (`PROTOCOL`), the handler not asked and the request not sent again; a declared one, and
+/// any other method, reach it.
+#[test]
+fn an_input_request_for_a_capability_not_declared_is_refused_without_the_handler() {
+    let asks = [
+        ("elicitation/create", json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}})),
+        ("sampling/createMessage", json!({"messages": [], "maxTokens": 1})),
+        ("roots/list", json!({})),
+        ("toolwire-test/custom", json!({})),
+    ];
+    for (declared, reached) in [
+        (json!({}), vec!["toolwire-test/custom"]),
+        (json!({"roots": {}, "sampling": false, "elicitation": null}), vec!["roots/list", "toolwire-test/custom"]),
+        (json!({"elicitation": {}, "sampling": {}, "roots": {"listChanged": true}}), asks.iter().map(|(m, _)| *m).collect()),
+    ] {
+        for (method, params) in &asks {
+            let requests = json!({"in": {"method": method, "params": params}});
+            let replies = vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": requests})), Reply::Echo(json!({"content": []}))];
+            let h = harness_with(replies, modern_declaring(declared.clone()), 10_000);
+            let asked = Rc::new(Cell::new(0));
+            let count = asked.clone();
+            h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+                count.set(count.get() + 1);
+                Box::pin(async { Ok(json!({"answered": true})) })
+            })));
+            block_on(h.client.connect()).unwrap();
+            let called = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default()));
+            if reached.contains(method) {
+                called.unwrap_or_else(|e| panic!("{declared} {method}: {e}"));
+                assert_eq!(asked.get(), 1, "{declared} {method}");
+                assert_eq!(body(&h.log.borrow().requests[2])["params"]["inputResponses"]["in"], json!({"answered": true}), "{declared} {method}");
+            } else {
+                let e = called.unwrap_err();
+                assert_eq!(e.code, ErrorCode::Protocol, "{declared} {method}: {}", e.message);
+                let expected = format!("input request \"in\" ({method}) is of a capability the client did not declare: Method not found: {method}");
+                assert!(e.message.contains(&expected), "{declared} {method}: {}", e.message);
+                assert_eq!(e.details.unwrap()["inputRequests"], requests, "{declared} {method}");
+                assert_eq!(asked.get(), 0, "{declared} {method}: the handler is not asked");
+                assert_eq!(h.log.borrow().requests.len(), 2, "{declared} {method}: not sent again");
+            }
+        }
+    }
+    // Refused before any input is asked: the declared one beside it is not asked either.
+    let requests = json!({"a": {"method": "toolwire-test/custom", "params": {}}, "b": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 1}}});
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": requests}))], modern_declaring(json!({"elicitation": {}})), 10_000);
+    let asked = Rc::new(Cell::new(0));
+    let count = asked.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+        count.set(count.get() + 1);
+        Box::pin(async { Ok(json!({})) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert!(e.code == ErrorCode::Protocol && e.message.contains("input request \"b\" (sampling/createMessage) is of a capability"), "{}", e.message);
+    assert_eq!(asked.get(), 0, "nobody was asked");
 }
 
 /// A task's result that fails the client's own checks (no CallToolResult, or not of the tool's
