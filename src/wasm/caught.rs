@@ -55,6 +55,8 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
     fn entries_js(o: &JsValue) -> Caught<Option<Array>>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = fromEntries)]
+    fn from_entries_js(entries: &Array) -> Caught<Option<Object>>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     fn keys_js(o: &JsValue) -> Caught<Option<Array>>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyNames)]
@@ -145,6 +147,11 @@ pub(crate) fn parse(text: &str) -> Caught<JsValue> {
 /// `Object.entries(o)`: fresh `[key, value]` arrays.
 pub(crate) fn entries(o: &JsValue) -> Caught<Array> {
     Ok(entries_js(o)?.unwrap_or_default())
+}
+
+/// `Object.fromEntries(entries)`: a fresh plain object of those data properties.
+pub(crate) fn from_entries(entries: &Array) -> Caught<Object> {
+    Ok(from_entries_js(entries)?.unwrap_or_default())
 }
 
 /// `Object.keys(o)`.

@@ -458,7 +458,7 @@ thread_local! {
 /// string (without a lone surrogate), a boolean or a finite number, while `Object.prototype`
 /// has none of `then`, `getReader`, `toJSON`, `server` and `Symbol.asyncIterator` (which the
 /// checks would read through it). Those checks read the options through some ninety crossings
-/// into JS, 40 µs a call: these take a dozen, one of them a `Reflect.get`. `None` for
+/// into JS, 40 µs a call: these take a dozen and two a key, one of them a `Reflect.get`. `None` for
 /// anything else, which the checks then read as before.
 pub(crate) fn flat_options_text(v: &JsValue) -> Option<String> {
     if !v.is_object() || v.is_function() || js_sys::ArrayBuffer::is_view(v) {
@@ -471,7 +471,19 @@ pub(crate) fn flat_options_text(v: &JsValue) -> Option<String> {
         return None;
     }
     let own = caught::own_keys(v).ok()?.length();
-    let text = caught::stringify(v).ok()??;
+    // Each value read once (a getter's too), and only a primitive one let through: an object
+    // value that JSON writes as a string (a URL, a `new String`, anything with a `toJSON`) is
+    // one the checks refuse. What is written is a copy of those values.
+    let entries = caught::entries(v).ok()?;
+    let flat = entries.flat(1);
+    if !(0..entries.length()).all(|i| {
+        let value = flat.get(2 * i + 1);
+        value.is_string() || value.as_bool().is_some() || value.as_f64().is_some()
+    }) {
+        return None;
+    }
+    let copy = caught::from_entries(&entries).ok()?;
+    let text = caught::stringify(&copy).ok()??;
     let text = string_text(&text, "options").ok()?;
     // A key JSON left out (a value `undefined`, a function, a symbol: an own `then` among
     // them), a key not enumerable, a symbol key: the checks read those.

@@ -579,4 +579,23 @@ test("flat options are read at once as their JSON, and options only like them ar
     delete Object.prototype.getReader;
   }
   assert.equal(tw.convertMcpToolsJson(text, "openai", { server: "s" }), tw.convertMcpToolsJson(text, "openai", '{"server":"s"}'));
+  // A value JSON writes as a string or a number though it is an object: refused as the checks
+  // refuse it, whatever keys sit beside it (`strict: undefined` is one the quick reading leaves).
+  const toJSON = () => "s";
+  const lookAlikes = [
+    [Object.assign(Promise.resolve("s"), { toJSON }), /options\.server is a Promise/],
+    [new URL("http://x"), /options\.server is an instance of URL/],
+    [new String("s"), /options\.server\.length is not enumerable/],
+    [Object.assign(() => {}, { toJSON }), /options\.server must be a JSON value/],
+    [Object.assign(new Map(), { toJSON }), /options\.server is a Map/],
+    [Object.assign(new Uint8Array([1]), { toJSON }), /options\.server is bytes/],
+    [Object.assign(new Error("e"), { toJSON }), /options\.server/],
+  ];
+  for (const [server, message] of lookAlikes) {
+    for (const options of [{ server }, { server, strict: undefined }]) {
+      await refused(() => tw.convertMcpToolsJson(text, "openai", options), "INVALID_OPTIONS", message);
+      await refused(() => tw.convertMcpTools(tools, "openai", options), "INVALID_OPTIONS", message);
+      await refused(() => tw.checkTools(tools, "openai", options), "INVALID_OPTIONS", message);
+    }
+  }
 });
