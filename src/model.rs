@@ -702,14 +702,7 @@ impl CallToolResult {
                 } else if let Some(name) = error_name(&o) {
                     // An error whose fields JSON keeps (toolwire's own, a `ToolwireError` from a
                     // `callTool` that rejected; the MCP SDK's `McpError`): the call failed.
-                    let code = match o.get("code") {
-                        Some(Value::String(c)) => format!(" ({})", crate::text::excerpt(c, 40)),
-                        Some(Value::Number(n)) => format!(" ({n})"),
-                        _ => String::new(),
-                    };
-                    format!(
-                        "an error, {name}{code}, not a result: the call failed (a callTool that rejects throws it); give the model a result that says so, {{isError: true, content: [{{type: \"text\", text: error.message}}]}}"
-                    )
+                    return Err(error_as_result(&name, o.get("code")));
                 } else {
                     let keys: Vec<&str> = o.keys().take(8).map(String::as_str).collect();
                     format!("an object without content (its keys: {}{})", keys.join(", "), if o.len() > 8 { ", ..." } else { "" })
@@ -1306,6 +1299,23 @@ pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w))),
         _ => a == b,
     }
+}
+
+/// What reading an error `name` (with its `code`, if any) as a CallToolResult gives: the call
+/// failed, and the result to give the model instead. Also for a JS `Error` that JSON makes no
+/// such object of (the MCP SDK's `StreamableHTTPError`, a fetch's `TypeError`).
+pub(crate) fn error_as_result(name: &str, code: Option<&Value>) -> Error {
+    let code = match code {
+        Some(Value::String(c)) => format!(" ({})", crate::text::excerpt(c, 40)),
+        Some(Value::Number(n)) => format!(" ({n})"),
+        _ => String::new(),
+    };
+    Error::new(
+        ErrorCode::InvalidInput,
+        format!(
+            "expected a CallToolResult ({{content: [...], structuredContent?, isError?}}), a content array, or a hub's callTool result; got an error, {name}{code}, not a result: the call failed (a callTool that rejects throws it); give the model a result that says so, {{isError: true, content: [{{type: \"text\", text: error.message}}]}}"
+        ),
+    )
 }
 
 /// The name of the error `o` is the JSON of, when it is one: a `name` such as `ToolwireError` or

@@ -302,12 +302,35 @@ fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
 /// A CallToolResult (or a content array) from JS. One whose `structuredContent` nests deeper
 /// than the reader takes (`LIMIT_EXCEEDED` for the whole result before) is read without it, and
 /// the structure's JSON, as `JSON.stringify` writes it, is sent as text under a line that says so.
+/// A JS `Error` that is no result (whose JSON is `{}`, or has no `name`: a fetch's `TypeError`,
+/// the MCP SDK's `StreamableHTTPError`) is named as the error it is, as one whose JSON has a
+/// `name` is (`CallToolResult::from_value`).
 pub(crate) fn tool_result_param(result: &JsValue, what: &str) -> Result<CallToolResult, Error> {
-    match crate::wasm::interop::sent_from_js(result, what) {
+    let read = match crate::wasm::interop::sent_from_js(result, what) {
         Ok(v) => CallToolResult::from_value(v),
         Err(e) if e.code == ErrorCode::LimitExceeded => deep_structure(result, what).unwrap_or(Err(e)),
         Err(e) => Err(e),
+    };
+    match read {
+        Err(e) if result.is_instance_of::<js_sys::Error>() => Err(error_as_result(result).unwrap_or(e)),
+        read => read,
     }
+}
+
+/// [`crate::model::error_as_result`] for a JS `Error`: named by its `name` (`TypeError`,
+/// `ToolwireError`), or by its class where that `name` is only `Error` (a class that sets none,
+/// as `StreamableHTTPError`), with its `code` if that is a string or a number.
+fn error_as_result(error: &JsValue) -> Option<Error> {
+    let word = |n: &String| !n.is_empty() && n.len() <= 64 && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$');
+    let name = caught::get(error, &JsValue::from_str("name")).ok().and_then(|n| n.as_string()).filter(|n| word(n) && n != "Error");
+    let name = name.or_else(|| crate::wasm::interop::class_name(error).filter(word)).unwrap_or_else(|| "Error".owned());
+    let code = caught::get(error, &JsValue::from_str("code")).ok().and_then(|c| match (c.as_string(), c.as_f64()) {
+        (Some(c), _) => Some(Value::String(c)),
+        (None, Some(n)) if n.fract() == 0.0 && n.abs() < 9e15 => Some(Value::from(n as i64)),
+        (None, Some(n)) => serde_json::Number::from_f64(n).map(Value::Number),
+        _ => None,
+    });
+    Some(crate::model::error_as_result(&name, code.as_ref()))
 }
 
 fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult, Error>> {

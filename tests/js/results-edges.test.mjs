@@ -185,6 +185,35 @@ test("a ToolwireError passed as a result is named as an error, with the result t
   assert.deepEqual(m.content, [{ type: "text", text: "tools/call timed out after 30000 ms" }]);
 });
 
+test("any Error passed as a result is named as an error, though its JSON has no name", () => {
+  // As the MCP SDK declares it: a class that sets no `name`, whose JSON is {code}.
+  class StreamableHTTPError extends Error {
+    constructor(code, message) {
+      super(`Streamable HTTP error: ${message}`);
+      this.code = code;
+    }
+  }
+  const fetchFailed = new TypeError("fetch failed", { cause: new Error("ECONNREFUSED") });
+  for (const [err, named] of [[new StreamableHTTPError(500, "oops"), "StreamableHTTPError (500)"], [fetchFailed, "TypeError"], [new Error("Not connected"), "Error"]]) {
+    const calls = [
+      () => tw.toolResultMessage({ id: "c1", name: "t" }, err, "anthropic"),
+      () => tw.toolResultMessages([{ id: "c1", name: "t" }], [err], "openai"),
+      () => tw.flattenContent(err),
+    ];
+    for (const call of calls) {
+      assert.throws(call, (e) => {
+        assert.equal(e.code, "INVALID_INPUT");
+        assert.ok(e.message.includes(`got an error, ${named}, not a result: the call failed`), e.message);
+        assert.match(e.message, /\{isError: true, content: \[\{type: "text", text: error\.message\}\]\}$/);
+        return true;
+      });
+    }
+  }
+  // An Error that carries a result is still read as one.
+  const carrying = Object.assign(new Error("x"), { content: [{ type: "text", text: "hi" }] });
+  assert.deepEqual(tw.toolResultMessage({ id: "c1", name: "t" }, carrying, "anthropic").content, [{ type: "text", text: "hi" }]);
+});
+
 test("a URL in place of an image's base64 data is kept in the text the model sees", () => {
   const url = "https://charts.example.com/render/q3.png?sig=abc";
   const result = { content: [{ type: "text", text: "Chart rendered." }, { type: "image", data: url, mimeType: "image/png" }] };
