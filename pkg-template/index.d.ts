@@ -1466,7 +1466,16 @@ export type OpenAIResponsesReasoningItem = {
 };
 
 /** OpenAI Responses: a custom tool's call (free-form `input`). */
-export type OpenAIResponsesCustomToolCallItem = { type: "custom_tool_call"; id?: string; call_id: string; name: string; input: string; namespace?: string };
+export type OpenAIResponsesCustomToolCallItem = {
+  type: "custom_tool_call";
+  id?: string;
+  call_id: string;
+  name: string;
+  input: string;
+  /** `"in_progress"` on a call a stream cut short, with its input so far. */
+  status?: "in_progress" | "completed" | "incomplete";
+  namespace?: string;
+};
 
 /**
  * OpenAI Responses: an item of a tool OpenAI runs itself (web search, file search, code interpreter, image generation,
@@ -1505,8 +1514,8 @@ export type OpenAIResponsesItem =
 /**
  * What {@link ToolCallAccumulator.message} returns for each provider. OpenAI Responses: the output items
  * (`ResponseInputItem`s: reasoning, message, function calls...) in order, each as `response.output_item.done` gave it,
- * or as the final event's `output` has it when no event gave it (a function call not done yet, in a stream cut short,
- * as `output_item.added` gave it with its arguments so far).
+ * or as the final event's `output` has it when no event gave it (a call not done yet, a function's or a custom tool's,
+ * in a stream cut short, as `output_item.added` gave it with its arguments or input so far).
  */
 export type AssistantMessage<P extends CallProvider = CallProvider> = P extends "openai" | "openai-chat"
   ? OpenAiAssistantMessage
@@ -1946,7 +1955,7 @@ export type ToolCallRef =
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options?: ToolResultOptions & { imageMessage?: false | undefined }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "ollama", options?: ToolResultOptions): OllamaToolMessage;
-export function toolResultMessage(call: (Pick<ToolCallBase, "id" | "providerName"> & { custom: true }) | OpenAIResponsesCustomToolCallItem, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAICustomToolCallOutput;
+export function toolResultMessage(call: (Pick<ToolCallBase, "id" | "providerName"> & { custom: true }) | Omit<OpenAIResponsesCustomToolCallItem, "status">, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAICustomToolCallOutput;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput | OpenAICustomToolCallOutput;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "gemini" | "google" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart;

@@ -103,6 +103,10 @@ const chatTurnResults: Array<ChatCompletionToolMessageParam | ChatCompletionUser
 // A Responses custom tool's call is answered by a custom_tool_call_output.
 declare const responsesCustomCall: import("openai/resources/responses/responses").ResponseCustomToolCall;
 const fromResponsesCustomCall: import("openai/resources/responses/responses").ResponseCustomToolCallOutput = toolResultMessage(responsesCustomCall, result, "openai-responses");
+// message()'s custom call item, with the status a stream cut short leaves on it, is answered the same way.
+declare const customItem: import("toolwire").OpenAIResponsesCustomToolCallItem;
+const customItemStatus: "in_progress" | "completed" | "incomplete" | undefined = customItem.status;
+const fromCustomItem: import("openai/resources/responses/responses").ResponseCustomToolCallOutput = toolResultMessage(customItem, result, "openai-responses");
 const customCalls = parseToolCalls({ output: [] }, "openai-responses");
 const customMarked: true | undefined = customCalls[0]?.custom;
 const customOutputs: ResponseInputItem[] = toolResultMessages(customCalls, customCalls.map(() => result), "openai-responses");
