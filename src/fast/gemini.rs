@@ -1740,6 +1740,17 @@ mod tests {
         }
     }
 
+    /// Draft 4's tuple without `additionalItems` is written on both paths as `prefixItems`
+    /// without `items` is: the items past it any value.
+    #[test]
+    fn an_open_draft4_tuple_goes_as_prefix_items_alone() {
+        let tuple = json!([{"type": "string"}, {"type": "integer"}]);
+        let (d4, _) = lowered(json!({"type": "object", "properties": {"t": {"type": "array", "items": tuple}}}), Limits::default());
+        let (p, _) = lowered(json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": tuple}}}), Limits::default());
+        assert_eq!(d4, p);
+        assert!(d4.contains("\"OBJECT\""), "{d4}");
+    }
+
     /// A `contains` that `minContains: 0` turns off is not described as required on either path
     /// (s29f F5).
     #[test]

@@ -762,6 +762,15 @@ impl Node {
     /// Step 7: the items of an array (a tuple's as `anyOf` its positions' schemas), lowered.
     #[inline(never)]
     fn items(&mut self, value: Value, cx: &mut Cx, vertex: bool) -> Result<()> {
+        // Draft 4's tuple without `additionalItems` leaves the items past it open, as
+        // `prefixItems` without `items` does: lowered as that is, the tuple described and
+        // `items` any value (`finish`). `anyOf` the leading items' schemas would refuse the rest.
+        if value.is_array() && self.additional.is_none() {
+            let h = format!("leading items: {}", crate::schema::short_json(&value));
+            cx.change("gemini/strip-keyword", format!("tuple `items: [..]` (draft 4) is not supported by Gemini; removed and described ({h}): the items past it may be any value"));
+            self.hints.0.push(h);
+            return Ok(());
+        }
         let (item, parts) = self.tuple_item(value);
         let problems_before = cx.problems.len();
         let lowered = cx.at("items", |cx| lower(item, cx, vertex))?;
@@ -2397,6 +2406,31 @@ mod tests {
             let opts = crate::convert::ConvertOptions::default();
             let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap().tools.to_string();
             assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), general, "{provider:?}");
+        }
+    }
+
+    /// Draft 4's tuple without `additionalItems` leaves the items past it open: lowered as
+    /// `prefixItems` without `items` is (the tuple described, `items` any value), not as `anyOf`
+    /// the leading items' schemas, which would refuse the rest.
+    #[test]
+    fn an_open_draft4_tuple_is_lowered_as_prefix_items_alone() {
+        for vertex in [false, true] {
+            let (c, cx) = run_mode(
+                json!({"type":"object","properties":{
+                    "d4":{"type":"array","items":[{"type":"string"},{"type":"integer","enum":[1,2]}]},
+                    "p":{"type":"array","prefixItems":[{"type":"string"},{"type":"integer","enum":[1,2]}]}}}),
+                vertex,
+                GeminiMode::Parameters,
+            );
+            let p = &c.schema.unwrap()["properties"];
+            assert_eq!(p["d4"], p["p"], "{p}");
+            assert_eq!(p["d4"]["items"], any_value(vertex), "{p}");
+            assert_eq!(p["d4"]["description"], json!("(leading items: [{\"type\":\"string\"},{\"type\":\"integer\",\"enum\":[1,2]}])"), "{p}");
+            assert!(c.plan.is_empty(), "{:?}", c.plan);
+            let said = |path: &str| -> Vec<&str> { cx.changes.iter().filter(|d| d.path == path).map(|d| d.rule).collect() };
+            assert_eq!(said("/properties/d4"), said("/properties/p"), "{:?}", cx.changes);
+            assert_eq!(said("/properties/d4"), ["gemini/strip-keyword", "gemini/add-items"], "{:?}", cx.changes);
+            assert!(cx.problems.is_empty(), "{:?}", cx.problems);
         }
     }
 
