@@ -580,10 +580,10 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         }
         Some(_) => {}
     }
-    // An enum with values of another type than the node's one: removed by the general path
-    // (`gemini/enum-type`).
+    // An enum with values of another type than the node's one, or a null the node does not
+    // allow: removed by the general path (`gemini/enum-type`).
     if let (Some(t), Some(Node::Arr(values))) = (declared, if has & keys::ENUM != 0 { o.get_word(Word::Enum) } else { None }) {
-        if values.iter().any(|v| !of_type(v, t)) {
+        if values.iter().any(|v| !of_type(v, t) || (matches!(v, Node::Null) && !nullable)) {
             return None;
         }
     }
@@ -832,10 +832,15 @@ fn lower_union<'n>(
     let mut lowered = List::with_capacity_in(branches.len(), arena);
     for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
-        let mut b = entries_of(entries, 1, arena);
+        let mut b = entries_of(entries, 2, arena);
         let inherits = declared.filter(|_| !b.has_word(Word::Type));
+        // `gemini::typed_branch`: a nullable node's null inherited where the branch's enum lists it.
+        let null_listed = nullable && matches!(b.get_word(Word::Enum), Some(Node::Arr(values)) if values.iter().any(|v| matches!(v, Node::Null)));
         if let Some(t) = inherits {
             b.0.push(("type", In(Word::Type, &TYPE_NODES[t])));
+            if null_listed {
+                b.put_word("nullable", Word::Nullable, &TRUE);
+            }
         }
         let counts = (levels.depth, levels.nodes, levels.peak);
         let l = match lower_entered(b, levels, arena) {
@@ -847,6 +852,9 @@ fn lower_union<'n>(
                     let mut value = branch.to_value();
                     if let (Some(t), Value::Object(o)) = (inherits, &mut value) {
                         o.put("type", Value::String(TYPES[t].into()));
+                        if null_listed {
+                            o.put("nullable", Value::Bool(true));
+                        }
                     }
                     value
                 };
@@ -1740,6 +1748,24 @@ mod tests {
         }
     }
 
+    /// A `null` in an enum beside a type that leaves null out is not made nullable on either
+    /// path; `nullable: true` keeps it.
+    #[test]
+    fn a_null_the_type_leaves_out_goes_as_the_general_path_does() {
+        for sub in [
+            json!({"type": "string", "enum": ["x", null]}),
+            json!({"type": "integer", "enum": [1, null]}),
+            json!({"anyOf": [{"type": "string"}], "enum": ["x", null]}),
+            json!({"type": "string", "nullable": true, "enum": ["x", null]}),
+            // A branch's: typed, its own type leaves null out; untyped, it inherits the node's.
+            json!({"type": "string", "anyOf": [{"type": "string", "enum": ["a", null]}, {"type": "string", "maxLength": 1}]}),
+            json!({"type": "string", "nullable": true, "anyOf": [{"enum": ["a", null]}, {"maxLength": 1}]}),
+        ] {
+            let (text, _) = lowered(json!({"type": "object", "properties": {"x": sub.clone(), "y": {"type": "string"}}}), Limits::default());
+            assert_eq!(text.contains("nullable"), sub.get("nullable").is_some(), "{sub}: {text}");
+        }
+    }
+
     /// Draft 4's tuple without `additionalItems` is written on both paths as `prefixItems`
     /// without `items` is: the items past it any value.
     #[test]
@@ -1773,7 +1799,8 @@ mod tests {
             (json!({"type": ["string", "null"], "enum": ["a", 1, true, null]}), Some(json!({"type": "STRING", "enum": ["a"], "nullable": true}))),
             (json!({"type": "number", "enum": [1, 2.5, "x"]}), Some(json!({"type": "STRING", "enum": ["1", "2.5"]}))),
             (json!({"type": "boolean", "const": "yes"}), None),
-            (json!({"type": "integer", "enum": ["a", null]}), Some(json!({"type": "STRING", "nullable": true, "description": "(must be null)"}))),
+            // Null is no integer either: no value left, the property removed.
+            (json!({"type": "integer", "enum": ["a", null]}), None),
             (json!({"anyOf": [{"type": "integer", "enum": [1, "b"]}, {"type": "null"}]}), Some(json!({"type": "STRING", "enum": ["1"], "nullable": true}))),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});

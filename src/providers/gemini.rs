@@ -622,7 +622,8 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
         let branches = types.iter().map(|t| branch_for_type(&o, t)).collect();
         cx.change("gemini/type-array", format!("type [{}] expressed as anyOf", types.join(", ")));
         if let Some(Value::Array(values)) = o.find("enum") {
-            let none: Vec<String> = values.iter().filter(|v| !v.is_null() && !types.iter().any(|t| has_type(v, t))).map(crate::text::to_string).collect();
+            // A null where the node is not nullable among them: it goes from every branch.
+            let none: Vec<String> = values.iter().filter(|v| if v.is_null() { !nullable } else { !types.iter().any(|t| has_type(v, t)) }).map(crate::text::to_string).collect();
             if !none.is_empty() {
                 cx.change("gemini/type-array", format!("enum values of none of the types removed (no value could have them): {}", none.join(", ")));
             }
@@ -632,19 +633,29 @@ fn prepare_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Prepared {
     }
     // One type and an enum: values of another type can never be valid (the server's validator
     // refuses them), and written as Gemini's strings they would read as choices; removed, as a
-    // type list's are.
+    // type list's are. A null the node does not allow (no `null` type, no `nullable: true`) is
+    // removed too: kept, it would make the node nullable.
     if let ([t], Some(Value::Array(values))) = (&types[..], o.find_mut("enum")) {
         let t = *t;
-        if values.iter().any(|v| !v.is_null() && !has_type(v, t)) {
+        let fits = |v: &Value| if v.is_null() { nullable } else { has_type(v, t) };
+        if !values.iter().all(fits) {
             let mut gone = Vec::new();
+            let mut null_gone = false;
             values.retain(|v| {
-                let keep = v.is_null() || has_type(v, t);
-                if !keep {
-                    gone.push(crate::text::to_string(v));
+                let keep = fits(v);
+                match (keep, v) {
+                    (true, _) => {}
+                    (false, Value::Null) => null_gone = true,
+                    (false, v) => gone.push(crate::text::to_string(v)),
                 }
                 keep
             });
-            cx.change("gemini/enum-type", format!("enum values not of type {t} removed (no value could have them): {}", gone.join(", ")));
+            if null_gone {
+                cx.change("gemini/enum-type", format!("`null` in enum not expressed: the type ({t}) does not allow null, so no value can be null"));
+            }
+            if !gone.is_empty() {
+                cx.change("gemini/enum-type", format!("enum values not of type {t} removed (no value could have them): {}", gone.join(", ")));
+            }
             match values.is_empty() {
                 true => return Prepared::Done(Lowered::Never),
                 false if values.iter().all(Value::is_null) => return Prepared::Done(only_null(&o, cx)),
@@ -1103,14 +1114,16 @@ fn narrow_branches(o: &mut JsonObject, cx: &mut Cx) -> bool {
     }
     *branches = kept;
     // A value of no type the node's shares (`null` aside, which the node says through
-    // `nullable`): which branches take `null`, in the narrowed union.
+    // `nullable`): which branches take `null`, in the narrowed union. A typed branch's enum
+    // takes it only where the branch's type does (its lowering removes it otherwise), or as
+    // its only value (`only_null`).
     let takes_null = |b: &Value| match b {
         Value::Object(bo) => {
             !bo.has("type")
                 || types_of(bo).contains(&"null")
                 || bo.find("nullable") == Some(&Value::Bool(true))
                 || bo.find("const").is_some_and(Value::is_null)
-                || bo.find("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(Value::is_null))
+                || bo.find("enum").and_then(Value::as_array).is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null))
         }
         _ => false,
     };
@@ -1313,7 +1326,7 @@ fn lower_any_of(
     let mut union = Union { hints: Hints(Vec::new()), branches: Vec::with_capacity(branches.len()), plans: Vec::new() };
     distribute_keywords(&mut shared, &mut branches, &node_types, &mut union.hints, cx);
     for (i, b) in branches.into_iter().enumerate() {
-        let b = typed_branch(b, &node_types);
+        let b = typed_branch(b, &node_types, nullable);
         let lowered = cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| lower(b, cx, vertex)))?;
         union.push(lowered);
     }
@@ -1321,9 +1334,10 @@ fn lower_any_of(
 }
 
 /// A branch without a type inherits the node's types: one, or a list that its lowering splits by
-/// type, each with the branch's keywords that apply to it.
+/// type, each with the branch's keywords that apply to it. A nullable node's null is inherited
+/// too where the branch's enum lists it, which the branch's type would otherwise leave out.
 #[inline(never)]
-fn typed_branch(b: Value, node_types: &[&'static str]) -> Value {
+fn typed_branch(b: Value, node_types: &[&'static str], nullable: bool) -> Value {
     match (b, node_types) {
         (Value::Object(mut bo), [t, ..]) if !bo.has("type") => {
             let ty = match node_types {
@@ -1331,6 +1345,9 @@ fn typed_branch(b: Value, node_types: &[&'static str]) -> Value {
                 all => Value::Array(all.iter().map(|t| Value::String((*t).into())).collect()),
             };
             bo.put("type", ty);
+            if nullable && bo.find("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(Value::is_null)) {
+                bo.put("nullable", Value::Bool(true));
+            }
             Value::Object(bo)
         }
         (b, _) => b,
@@ -2686,6 +2703,35 @@ mod tests {
         assert_eq!(prop(json!({"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"T"})), json!({"type":"string","default":null,"title":"T","nullable":true}));
     }
 
+    /// A `null` in an enum beside a type that leaves null out allows no null either: removed
+    /// from the enum, the node not made nullable; `nullable: true` or a `null` type keep it.
+    #[test]
+    fn a_null_the_type_leaves_out_is_not_nullable() {
+        for (input, expected) in [
+            (json!({"type":"string","enum":["x",null]}), json!({"type":"string","enum":["x"]})),
+            (json!({"type":"integer","enum":[1,null]}), json!({"type":"string","enum":["1"]})),
+            (json!({"anyOf":[{"type":"string"}],"enum":["x",null]}), json!({"type":"string","enum":["x"]})),
+            // Null allowed: nullable, as before.
+            (json!({"type":"string","nullable":true,"enum":["x",null]}), json!({"type":"string","enum":["x"],"nullable":true})),
+            (json!({"anyOf":[{"type":"string"},{"type":"null"}],"enum":["x",null]}), json!({"type":"string","enum":["x"],"nullable":true})),
+            (json!({"enum":["x",null]}), json!({"type":"string","enum":["x"],"nullable":true})),
+        ] {
+            let (s, _, cx) = run(json!({"type":"object","properties":{"p":input.clone()}}));
+            assert_eq!(s["properties"]["p"], expected, "{input}");
+            let said: Vec<&str> = cx.changes.iter().filter(|d| d.path == "/properties/p" && d.message.contains("`null` in enum")).map(|d| d.rule).collect();
+            let nullable = expected.get("nullable").is_some();
+            assert_eq!(said, [if nullable { "gemini/nullable" } else { "gemini/enum-type" }], "{input}: {:?}", cx.changes);
+            assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+        }
+        // No other value left: no value is valid, the property goes.
+        let (s, _, _) = run(json!({"type":"object","properties":{"p":{"type":"string","enum":[1,null]},"q":{"type":"string"}}}));
+        assert_eq!(s["properties"], json!({"q":{"type":"string"}}), "{s}");
+        // Several types: no branch, nor the union, is nullable, and the null is reported.
+        let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"type":["string","integer"],"enum":["x",1,null]}}}));
+        assert!(!s.to_string().contains("nullable"), "{s}");
+        assert!(cx.changes.iter().any(|d| d.rule == "gemini/type-array" && d.message.ends_with(": null")), "{:?}", cx.changes);
+    }
+
     /// A `null` type or branch beside an enum (or const) without null allows no null: the node
     /// is not made nullable, which would let the model send a null the tool refuses (s29f F3).
     #[test]
@@ -2982,7 +3028,7 @@ mod tests {
                 json!({"anyOf":[{"type":"string","minLength":2,"nullable":true},{"type":"string","maxLength":1}],"nullable":true}),
             ),
             (
-                json!({"type":"string","nullable":true,"anyOf":[{"type":"string","enum":["a",null]},{"type":"string","maxLength":1}]}),
+                json!({"type":"string","nullable":true,"anyOf":[{"enum":["a",null]},{"type":"string","maxLength":1}]}),
                 json!({"anyOf":[{"type":"string","enum":["a"],"nullable":true},{"type":"string","maxLength":1}],"nullable":true}),
             ),
         ] {
@@ -3001,6 +3047,9 @@ mod tests {
         }
         // Without one, a null no branch takes is removed.
         narrowed(json!({"type":["integer","null"],"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"boolean"}]}), json!({"type":"integer"}));
+        // A typed branch's enum listing null does not take it where the branch's type does not.
+        let (s, _, _) = run(json!({"type":"object","properties":{"p":{"type":"string","nullable":true,"anyOf":[{"type":"string","enum":["a",null]},{"type":"string","maxLength":1}]}}}));
+        assert_eq!(s["properties"]["p"], json!({"anyOf":[{"type":"string","enum":["a"]},{"type":"string","maxLength":1}]}), "{s}");
         // No branch of the node's types: no value, the property removed.
         let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"type":"string","anyOf":[{"type":"integer"},{"type":"boolean"}]}}}));
         assert_eq!(s.get("properties"), None, "{s}");
