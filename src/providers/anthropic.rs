@@ -298,22 +298,53 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     }
     // An annotation that strict validators choke on (the MCP SDKs add draft-07's to every schema).
     obj.take("$schema");
+    // Where the branches of a rewritten `oneOf` (and an `anyOf` beside it) stand in the strict
+    // schema, and where in the user's: a reason to fall back names the user's place, since the
+    // user's schema is what is sent then.
+    let base = cx.path().owned();
+    let mut moved = Vec::new();
     if obj.has("oneOf") {
         if obj.find("anyOf").is_some_and(Value::is_array) {
             // Both must hold: each kept as an `anyOf`, the two under `allOf` (joining their
             // branches into one `anyOf` would let through what either one forbids).
             let pair = [obj.take("anyOf"), obj.take("oneOf")].map(|b| Value::Object(JsonObject::from_iter([("anyOf".owned(), b.unwrap_or_default())])));
-            match obj.find_mut("allOf") {
-                Some(Value::Array(all)) => all.extend(pair),
+            let n = match obj.find_mut("allOf") {
+                Some(Value::Array(all)) => {
+                    all.extend(pair);
+                    all.len() - 2
+                }
                 _ => {
                     obj.put("allOf", Value::Array(pair.into()));
+                    0
                 }
+            };
+            for (i, key) in ["anyOf", "oneOf"].into_iter().enumerate() {
+                moved.push((format!("{base}/allOf/{}/anyOf/", n + i), format!("{base}/{key}/")));
             }
             cx.change(rules.one_of, "oneOf beside anyOf: each kept as an anyOf, both under allOf (strict mode has no oneOf)");
         } else if one_of_as_any_of(obj) {
+            moved.push((format!("{base}/anyOf/"), format!("{base}/oneOf/")));
             cx.change(rules.one_of, "oneOf rewritten as anyOf (strict mode has no oneOf)");
         }
     }
+    Ok(strict_rewritten(obj, cx, rules)?.map_err(|why| at_users_place(why, &moved)))
+}
+
+/// `why`, a reason to fall back, with its place in the user's schema: the strict schema's
+/// prefix where a rewritten `oneOf`'s branches stand (see [`strict_object`]) as the user's.
+/// The place is what follows the reason's last " at ".
+fn at_users_place(why: String, moved: &[(String, String)]) -> String {
+    for (strict, users) in moved {
+        if let Some(i) = why.rfind(&format!(" at {strict}")) {
+            let start = i + " at ".len();
+            return format!("{}{users}{}", &why[..start], &why[start + strict.len()..]);
+        }
+    }
+    why
+}
+
+/// [`strict_object`] after its `allOf` merge and `oneOf` rewrite.
+fn strict_rewritten(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std::result::Result<(), String>> {
     if let Some(key) = STRICT_BLOCKERS.iter().find(|k| obj.has(k)) {
         return Ok(Err(format!("`{key}` at {}", display_path(cx.path()))));
     }
@@ -777,6 +808,16 @@ mod tests {
             (json!({"anyOf":[{"type":"string"},false]}), "a `false` schema (nothing valid) at /properties/a/anyOf/1)"),
             (json!({"type":"object","properties":{"ok":{"type":"string"},"gone":false}}), "a `false` schema (nothing valid) at /properties/a/properties/gone)"),
             (json!({"type":"array","items":false}), "a `false` schema (nothing valid) at /properties/a/items)"),
+            // At the user's `oneOf` (and `anyOf` beside it), not the `anyOf` it becomes in the
+            // strict schema, which is not sent (s29r3 F1), also below such a branch.
+            (json!({"oneOf":[{"type":"string"},false]}), "a `false` schema (nothing valid) at /properties/a/oneOf/1)"),
+            (json!({"anyOf":[{"type":"string"}],"oneOf":[{"type":"string"},false]}), "a `false` schema (nothing valid) at /properties/a/oneOf/1)"),
+            (json!({"anyOf":[{"type":"string"},false],"oneOf":[{"type":"string"}]}), "a `false` schema (nothing valid) at /properties/a/anyOf/1)"),
+            (
+                json!({"allOf":[{"minLength":1}],"anyOf":[{"type":"string"}],"oneOf":[{"type":"string"},{"type":"array","items":false}]}),
+                "a `false` schema (nothing valid) at /properties/a/oneOf/1/items)",
+            ),
+            (json!({"oneOf":[{"type":"string"},{"oneOf":[{"type":"integer"},{}]}]}), "a schema without a type at /properties/a/oneOf/1/oneOf/1"),
             (json!({"$ref":"#/$defs/Missing"}), "a schema without a type at /properties/a"),
             (json!({"$dynamicRef":"#node"}), "`$dynamicRef` at /properties/a"),
             (json!({"type":"array","items":{"$recursiveRef":"#"}}), "`$recursiveRef` at /properties/a/items"),
@@ -795,19 +836,25 @@ mod tests {
     }
 
     /// A `false` property of the root is named where it is, not as "the root" that holds it
-    /// (s29f F4), for Bedrock's Claude too.
+    /// (s29f F4), and a `false` branch of a `oneOf` at the `oneOf` (s29r3 F1), for Bedrock's
+    /// Claude too.
     #[test]
     fn strict_fallback_names_where_a_false_schema_is() {
         use crate::convert::{convert, ConvertOptions};
         use crate::providers::Provider;
-        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{"ok":{"type":"string"},"gone":false}}}]);
-        for provider in [Provider::Anthropic, Provider::Bedrock] {
-            let mut opts = ConvertOptions::default();
-            opts.schema.strict = true;
-            let conv = convert(tools.clone(), provider, &opts).unwrap();
-            let fallback: Vec<&str> = conv.report.tools[0].problems.iter().filter(|d| d.rule.ends_with("/strict-fallback")).map(|d| d.message.as_str()).collect();
-            assert_eq!(fallback.len(), 1, "{provider:?}: {fallback:?}");
-            assert!(fallback[0].contains("(a `false` schema (nothing valid) at /properties/gone)"), "{provider:?}: {fallback:?}");
+        for (schema, at) in [
+            (json!({"type":"object","properties":{"ok":{"type":"string"},"gone":false}}), "/properties/gone"),
+            (json!({"type":"object","properties":{"a":{"oneOf":[{"type":"string"},false]}}}), "/properties/a/oneOf/1"),
+        ] {
+            let tools = json!([{"name":"t","inputSchema":schema}]);
+            for provider in [Provider::Anthropic, Provider::Bedrock] {
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = true;
+                let conv = convert(tools.clone(), provider, &opts).unwrap();
+                let fallback: Vec<&str> = conv.report.tools[0].problems.iter().filter(|d| d.rule.ends_with("/strict-fallback")).map(|d| d.message.as_str()).collect();
+                assert_eq!(fallback.len(), 1, "{provider:?}: {fallback:?}");
+                assert!(fallback[0].contains(&format!("(a `false` schema (nothing valid) at {at})")), "{provider:?}: {fallback:?}");
+            }
         }
     }
 
