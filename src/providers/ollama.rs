@@ -330,9 +330,11 @@ fn tuple_items(o: &mut JsonObject, cx: &mut Cx) -> Result<Option<String>> {
         }
         None => keyword_hint("maxItems", &Value::from(n)),
     };
-    let s = if n == 1 { "" } else { "s" };
+    // The bound described: the node's own `maxItems` where it is the smaller.
+    let most = own.filter(|m| *m <= n as u64).unwrap_or(n as u64);
+    let s = if most == 1 { "" } else { "s" };
     cx.at("items", |cx| {
-        cx.change("ollama/tuple", format!("a closed tuple (`items: false` after {n} `prefixItems`): Ollama's `items` is one schema for every item, so it is any of the leading items' schemas, at most {n} item{s} (described, with their order)"));
+        cx.change("ollama/tuple", format!("a closed tuple (`items: false` after {n} `prefixItems`): Ollama's `items` is one schema for every item, so it is any of the leading items' schemas, at most {most} item{s} (described, with their order)"));
         Ok(())
     })?;
     Ok(note)
@@ -468,6 +470,10 @@ mod tests {
         assert_eq!(p["plain"]["items"], json!(false));
         let tuples: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "ollama/tuple").map(|d| d.path.as_str()).collect();
         assert_eq!(tuples, ["/properties/pair/items", "/properties/draft4/items", "/properties/rest/items", "/properties/same/items", "/properties/short/items"]);
+        // The change says the bound described: the smaller own `maxItems` (s29r3 F3).
+        let said = |at: &str| cx.changes.iter().find(|d| d.rule == "ollama/tuple" && d.path == at).map(|d| d.message.as_str()).unwrap_or_default();
+        assert!(said("/properties/short/items").ends_with(", at most 1 item (described, with their order)"), "{:?}", cx.changes);
+        assert!(said("/properties/same/items").ends_with(", at most 2 items (described, with their order)"), "{:?}", cx.changes);
         assert!(cx.problems.is_empty(), "{:?}", cx.problems);
     }
 
