@@ -1333,25 +1333,37 @@ fn examples_hint(values: &[Value]) -> String {
 
 /// The note for an OpenAPI `discriminator`: the property that tells the branches apart and, of
 /// its `mapping`, each value with the name its schema is referred to by (the references were
-/// inlined), within the length of a [`short_json`].
+/// inlined). Names and values are JSON strings (a quote in one cannot end it); past the
+/// "discriminator: ", the note is cut as a [`short_json`] is.
 fn discriminator_hint(name: &str, mapping: Option<&Value>) -> String {
-    let mut note = format!("discriminator: property \"{name}\"");
-    let Some(Value::Object(m)) = mapping else { return note };
-    let mut pairs = String::new();
-    for (value, target) in m {
-        if !pairs.is_empty() {
-            pairs.push_str(", ");
+    let json_str = |s: &str| {
+        let mut out = Vec::new();
+        text::write_str(&mut out, s);
+        text::into_string(out)
+    };
+    let mut note = "discriminator: ".owned();
+    let start = note.len();
+    note.push_str(&format!("property {}", json_str(name)));
+    if let Some(Value::Object(m)) = mapping.filter(|m| m.as_object().is_some_and(|m| !m.is_empty())) {
+        note.push_str(" (");
+        for (i, (value, target)) in m.iter().enumerate() {
+            if i > 0 {
+                note.push_str(", ");
+            }
+            // A reference's last token, unescaped (`C~1D` is `C/D`).
+            let target = match target.as_str() {
+                Some(t) => t.rsplit('/').next().unwrap_or(t).replace("~1", "/").replace("~0", "~"),
+                None => short_json(target),
+            };
+            note.push_str(&format!("{}: {target}", json_str(value)));
+            // Enough for the cut below, whatever the mapping's size.
+            if note.len() - start > 80 * 4 {
+                break;
+            }
         }
-        let target = target.as_str().map_or_else(|| short_json(target), |t| t.rsplit('/').next().unwrap_or(t).owned());
-        pairs.push_str(&format!("\"{value}\": {target}"));
+        note.push(')');
     }
-    if let Some((cut, _)) = pairs.char_indices().nth(80).and(pairs.char_indices().nth(77)) {
-        pairs.truncate(cut);
-        pairs.push_str("...");
-    }
-    if !pairs.is_empty() {
-        note.push_str(&format!(" ({pairs})"));
-    }
+    crate::schema::cut_short(&mut note, start);
     note
 }
 
@@ -1519,7 +1531,18 @@ mod tests {
         }
         let long = json!({"propertyName": "k", "mapping": (0..20).map(|i| (format!("v{i}"), json!(format!("#/$defs/T{i}")))).collect::<JsonObject>()});
         let note = keyword_hint("discriminator", &long).unwrap();
-        assert!(note.ends_with("...)") && note.chars().count() < 120, "{note}");
+        assert!(note.ends_with("...") && note.chars().count() == 95, "{note}");
+        // The whole note is bounded, the names are JSON strings, and a reference's escapes are
+        // read (s29r3 F2).
+        for (v, note) in [
+            (json!({"propertyName": "k".repeat(200)}), format!("discriminator: property \"{}...", "k".repeat(67))),
+            (
+                json!({"propertyName": "ki\"nd", "mapping": {"a\"b": "#/components/schemas/C~1D", "c": "#/$defs/E~0F"}}),
+                r#"discriminator: property "ki\"nd" ("a\"b": C/D, "c": E~F)"#.owned(),
+            ),
+        ] {
+            assert_eq!(keyword_hint("discriminator", &v).unwrap(), note, "{v}");
+        }
         for key in ["components", "$recursiveAnchor", "$defs", "definitions"] {
             assert_eq!(keyword_hint(key, &json!({"schemas": {"U": {"type": "object"}}})), None, "{key}");
         }

@@ -1268,7 +1268,12 @@ pub(crate) fn push_short_json(out: &mut String, v: &Value) {
         // Numbers as JavaScript spells them: the same note from JSON text as from JS objects.
         other => out.push_str(&crate::text::to_string_js(other)),
     }
-    // Past 80 characters: the first 77 and "...".
+    cut_short(out, start);
+}
+
+/// Cuts what `out` holds from `start` as [`short_json`] is cut: past 80 characters, to the
+/// first 77 and "...".
+pub(crate) fn cut_short(out: &mut String, start: usize) {
     if out.len() - start > 80 {
         if let Some((cut, _)) = out[start..].char_indices().nth(80).and(out[start..].char_indices().nth(77)) {
             out.truncate(start + cut);
