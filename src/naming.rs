@@ -493,8 +493,9 @@ serialize_via_value!(NameEntry);
 /// conversions, so that a name a model was given for one tool, in any turn, never routes to
 /// another. [`NameMap::build`] with [`NamingOptions::given`] gives none of these names to
 /// another pair (it re-salts that pair's name), and in a clash the pair a name was given to
-/// keeps it. At most [`GIVEN_NAMES_KEPT`] names are kept: past that, those given longest ago
-/// are forgotten (a server that renames its tools at every listing would otherwise grow it
+/// keeps it. At least the last [`GIVEN_NAMES_KEPT`] names given are kept (and every name of
+/// the last map recorded); past half as many again, those given longest ago are forgotten down
+/// to that many (a server that renames its tools at every listing would otherwise grow it
 /// without end).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GivenNames {
@@ -503,7 +504,8 @@ pub struct GivenNames {
     records: u64,
 }
 
-/// The most names a [`GivenNames`] keeps.
+/// How many of the names given last a [`GivenNames`] keeps at least; it keeps at most half as
+/// many again (and those of the last map recorded).
 pub const GIVEN_NAMES_KEPT: usize = 65_536;
 
 impl GivenNames {
@@ -531,14 +533,14 @@ impl GivenNames {
                 }
             }
         }
-        if self.names.len() > GIVEN_NAMES_KEPT {
-            // Down to half, those given longest ago first (never this map's), so that forgetting
-            // costs a pass over the names once in many records.
+        if self.names.len() > GIVEN_NAMES_KEPT + GIVEN_NAMES_KEPT / 2 {
+            // Down to the last GIVEN_NAMES_KEPT (with those given by the same record as the last
+            // of them, and never fewer than this map's), so that forgetting costs a pass over the
+            // names once in many records.
             let mut ages: Vec<u64> = self.names.values().map(|g| g.2).collect();
-            let drop = self.names.len() - GIVEN_NAMES_KEPT / 2;
-            let (_, cut, _) = ages.select_nth_unstable(drop - 1);
-            let cut = (*cut).min(at - 1);
-            self.names.retain(|_, g| g.2 > cut);
+            let (_, oldest_kept, _) = ages.select_nth_unstable_by(GIVEN_NAMES_KEPT - 1, |a, b| b.cmp(a));
+            let oldest_kept = *oldest_kept;
+            self.names.retain(|_, g| g.2 >= oldest_kept);
         }
     }
 
@@ -1221,17 +1223,44 @@ mod tests {
         assert_eq!(names(&[(Some("b"), "echo")], &bare), ["echo"], "without the names given, b's tool is named so");
     }
 
+    /// [`GivenNames`] forgets the names given longest ago, but never any of the last
+    /// [`GIVEN_NAMES_KEPT`]: a name given fewer names ago than that still keeps its tool.
+    #[test]
+    fn given_names_keep_the_last_kept() {
+        let mut given = GivenNames::default();
+        let batch = 5_000;
+        let record = |given: &mut GivenNames, server: &str, tools: &[String]| {
+            let pairs: Vec<(Option<&str>, &str)> = tools.iter().map(|t| (Some(server), t.as_str())).collect();
+            given.record(&NameMap::build(&pairs, &opts(), NameRule::Strict).0);
+        };
+        let mut n = 0;
+        let mut fresh = |count: usize| -> Vec<String> {
+            n += 1;
+            (0..count).map(|i| format!("r{n}_{i}")).collect()
+        };
+        // Enough names first that forgetting has begun, then one, then one batch fewer than kept.
+        for _ in 0..(GIVEN_NAMES_KEPT + GIVEN_NAMES_KEPT / 2) / batch + 1 {
+            record(&mut given, "s", &fresh(batch));
+        }
+        record(&mut given, "a", &["echo".to_owned()]);
+        for _ in 0..GIVEN_NAMES_KEPT / batch - 1 {
+            record(&mut given, "s", &fresh(batch));
+            assert_eq!(given.owner("mcp__a__echo"), Some((Some("a"), "echo")), "{}", given.len());
+            assert!(given.len() <= GIVEN_NAMES_KEPT + GIVEN_NAMES_KEPT / 2);
+        }
+    }
+
     /// [`GivenNames`] forgets the names given longest ago past [`GIVEN_NAMES_KEPT`], never those
     /// of the map it records.
     #[test]
     fn given_names_are_bounded() {
         let mut given = GivenNames::default();
         let tools: Vec<String> = (0..GIVEN_NAMES_KEPT / 4 + 1).map(|i| format!("t{i}")).collect();
-        for round in 0..5 {
-            let pairs: Vec<(Option<&str>, &str)> = tools.iter().map(|t| (Some(["a", "b", "c", "d", "e"][round]), t.as_str())).collect();
+        for round in 0..7 {
+            let pairs: Vec<(Option<&str>, &str)> = tools.iter().map(|t| (Some(["a", "b", "c", "d", "e", "f", "g"][round]), t.as_str())).collect();
             let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Strict);
             given.record(&map);
-            assert!(given.len() <= GIVEN_NAMES_KEPT);
+            assert!(given.len() <= GIVEN_NAMES_KEPT + GIVEN_NAMES_KEPT / 2);
             assert!(map.entries().iter().all(|e| given.owner(&e.name) == Some((e.server.as_deref(), e.tool.as_str()))), "{round}");
         }
         assert_eq!(given.owner("mcp__a__t0"), None);
