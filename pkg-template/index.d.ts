@@ -3269,6 +3269,7 @@ export class McpHub {
    * whose names coincide (see {@link NamingFormat}) the one that had the name keeps it. So a call a model made in an
    * earlier turn, routed by the map of a later one, reaches its tool or is `UNKNOWN_TOOL_NAME`, whatever the servers
    * listed since, with `naming: "bare"` too (server A's `echo` gone, server B's is `echo_` and a hash, not `echo`).
+   * That error names the tool the name was given (server A's `echo`, no longer offered) and suggests no other.
    * The hub remembers at least the last 65,536 names it gave, and all of the last `tools()`'s (it forgets in batches:
    * past 98,304 names, those given longest ago are forgotten down to the last 65,536).
    * A key of `options` not known is `INVALID_OPTIONS`, as

@@ -128,6 +128,26 @@ impl Routes {
     }
 }
 
+/// The error for a name `map` does not have that the hub gave a tool `map` no longer has (the
+/// name of a turn before the tool went): that tool is named, and no other is suggested, as the
+/// map's closest names would be (another server's tool of the same name, which the name was
+/// kept from). `None` for a name never given, or given to a tool `map` still has under another
+/// name (a conversion's for another provider, which the map's suggestions name).
+fn no_longer_offered(given: &GivenNames, map: &NameMap, name: &str) -> Option<Error> {
+    let owner = given.owner(name).or_else(|| crate::naming::without_model_namespace(name).and_then(|b| given.owner(b)))?;
+    if map.entries().iter().any(|e| (e.server.as_deref(), e.tool.as_str()) == owner) {
+        return None;
+    }
+    let tool = match owner {
+        (Some(server), tool) => format!("server {}'s tool {}", crate::text::quote(server), crate::text::quote(tool)),
+        (None, tool) => format!("tool {}", crate::text::quote(tool)),
+    };
+    Some(Error::new(
+        ErrorCode::UnknownToolName,
+        format!("no tool is named {} in this name map ({} names): it was the name of {tool}, which the last tools() no longer offers; no other tool is called in its place", crate::text::quote(name), map.entries().len()),
+    ))
+}
+
 /// The hub.
 pub struct Hub<T: Transport, C: Clock> {
     servers: Vec<(String, Rc<Client<T, C>>)>,
@@ -565,7 +585,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     ///
     /// A name the hub gave one tool, for any provider, no later `tools` gives another (see
     /// [`GivenNames`]): a call from an earlier turn reaches its tool or is `UNKNOWN_TOOL_NAME`,
-    /// whatever the servers listed since.
+    /// whatever the servers listed since (naming the tool the name was given, if the map no
+    /// longer has it: [`no_longer_offered`]).
     pub fn tools(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
         let target = target.into();
         let provider = target.provider;
@@ -703,7 +724,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     format!("no tool is named \"{provider_name}\" for provider \"{}\": call tools(\"{}\") first", p.name, p.name),
                 ),
             })?;
-            let (e, annotations) = routes.resolve(provider_name)?;
+            let (e, annotations) = routes.resolve(provider_name).map_err(|e| no_longer_offered(&self.given.borrow(), &routes.map, provider_name).unwrap_or(e))?;
             (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations, routes.target.name)
         };
         // Every error from here on names the tool and its server.
@@ -1329,7 +1350,10 @@ mod tests {
         assert!(!call(&hub, "mcp__web__fetch").unwrap().is_error);
         // The next map has no fs names at all.
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
-        assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().message, "no tool is named \"mcp__fs__read\" in this name map (1 names)");
+        assert_eq!(
+            call(&hub, "mcp__fs__read").unwrap_err().message,
+            "no tool is named \"mcp__fs__read\" in this name map (1 names): it was the name of server \"fs\"'s tool \"read\", which the last tools() no longer offers; no other tool is called in its place"
+        );
     }
 
     /// A hub with a policy sends no `tools/call` by method name, which would go around the policy;

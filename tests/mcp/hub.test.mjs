@@ -482,6 +482,26 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("callTool: a name the hub gave a tool no longer offered says so, and suggests no other server's tool", async () => {
+    // Naming "bare": A's echo is named "echo"; once A is left out, B's echo is hashed, and the old call "echo" names
+    // A's tool, not B's (which the name was kept from).
+    const tag = freshTag();
+    const hub = new McpHub({ A: { url: srv.url("normal", `${tag}a`) }, B: { url: srv.url("normal", `${tag}b`) } });
+    await hub.listTools({ selectedServers: ["A"] });
+    await hub.tools("openai", { naming: "bare" });
+    assert.ok(hub.nameMapFor("openai").entries.some((e) => e.name === "echo" && e.server === "A"));
+    await hub.listTools({ selectedServers: ["B"] });
+    await hub.tools("openai", { naming: "bare" });
+    const b = hub.nameMapFor("openai").entries.find((e) => e.tool === "echo").name;
+    assert.match(b, /^echo_/);
+    const err = await rejectsWith(hub.callTool("echo", {}), "UNKNOWN_TOOL_NAME");
+    assert.match(err.message, /it was the name of server "A"'s tool "echo", which the last tools\(\) no longer offers/);
+    assert.ok(!err.message.includes(b), err.message);
+    assert.equal(err.details?.suggestions, undefined);
+    assert.equal((await hub.callTool(b, { message: "x" })).text, "x");
+    await hub.closeAll();
+  });
+
   test("tools(): a listing that started earlier and ends later does not overwrite a newer one", async () => {
     const tag = freshTag();
     const key = `grows/${tag}`;
