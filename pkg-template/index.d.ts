@@ -2303,6 +2303,11 @@ export interface McpClientOptions {
    * `{ elicitation: {} }`: a server sends
    * `elicitation/create`, `sampling/createMessage` or `roots/list` only to a client that declares it, and one
    * sent all the same is answered -32601 without asking `onRequest`. Declaring `onRequest` declares nothing.
+   * A capability MCP names (`roots`, `sampling`, `elicitation`, `tasks`, `experimental`, `extensions`) is an
+   * object, as are `elicitation.form`/`url` and `sampling.context`/`tools`, each of `experimental`'s and
+   * `extensions`' values, and `roots.listChanged` a boolean: another value (`true`, `0`, `"no"`, `[]`, and `false`
+   * or `null` too: leave a capability out to declare none) is `INVALID_OPTIONS` naming it, where a server would
+   * refuse the handshake. Other keys are sent as given.
    */
   capabilities?: McpClientCapabilities | undefined;
   /**
@@ -2720,14 +2725,16 @@ export type McpListMethod = keyof McpListItems;
 
 /**
  * The `capabilities` a client declares: the MCP SDK's `ClientCapabilities` is one. Those a server asks for
- * are typed; any other key is sent as given.
+ * are typed (and checked: see {@link McpClientOptions.capabilities}); any other key is sent as given.
  */
 export interface McpClientCapabilities {
   roots?: { listChanged?: boolean | undefined; [key: string]: unknown } | undefined;
   sampling?: object | undefined;
   /** `form.applyDefaults: true`: an accepted form gets the schema's defaults (see `onRequest`). */
   elicitation?: { form?: { applyDefaults?: boolean | undefined; [key: string]: unknown } | undefined; url?: object | undefined; [key: string]: unknown } | undefined;
-  experimental?: object | undefined;
+  experimental?: { [key: string]: object } | undefined;
+  tasks?: object | undefined;
+  extensions?: { [key: string]: object } | undefined;
   [key: string]: unknown;
 }
 

@@ -170,6 +170,43 @@ impl ClientOptions {
     }
 }
 
+/// Why `capabilities` (a client's, to declare) are not what MCP's `ClientCapabilities` takes:
+/// each capability it names (`roots`, `sampling`, `elicitation`, `tasks`, `experimental`,
+/// `extensions`) must be an object, and so must the parts of them a server reads (`roots`'s
+/// `listChanged` a boolean). A server refuses the handshake of a client that sends another value
+/// (the MCP SDK's answers 400 without saying why), and `true`, `0` or `"no"` would leave it
+/// unclear what was declared. A capability not declared is left out (`null` and `false` are
+/// refused too: the SDK's server refuses them as well). Other keys are sent as given.
+pub fn capabilities_problem(caps: &Map<String, Value>) -> Option<String> {
+    const OBJECTS: [(&str, &[&str]); 6] = [
+        ("roots", &[]),
+        ("sampling", &["context", "tools"]),
+        ("elicitation", &["form", "url"]),
+        ("tasks", &[]),
+        ("experimental", &[]),
+        ("extensions", &[]),
+    ];
+    // (The JS layer says what was given, after the path.)
+    for (key, parts) in OBJECTS {
+        let Some(v) = caps.get(key) else { continue };
+        let Value::Object(o) = v else {
+            return Some(format!("options.capabilities.{key} must be an object (leave it out to declare no {key})"));
+        };
+        if let Some(part) = parts.iter().find(|p| o.get(**p).is_some_and(|v| !v.is_object())) {
+            return Some(format!("options.capabilities.{key}.{part} must be an object"));
+        }
+        if matches!(key, "experimental" | "extensions") {
+            if let Some((k, v)) = o.iter().find(|(_, v)| !v.is_object()) {
+                return Some(format!("options.capabilities.{key}[{}] must be an object; got {}", crate::text::quote(k), crate::model::json_type(v)));
+            }
+        }
+    }
+    caps.get("roots")
+        .and_then(|r| r.get("listChanged"))
+        .is_some_and(|v| !v.is_boolean())
+        .then(|| "options.capabilities.roots.listChanged must be a boolean".to_owned())
+}
+
 /// A boxed future that resolves when the caller cancels.
 pub type CancelFuture = Pin<Box<dyn Future<Output = ()>>>;
 

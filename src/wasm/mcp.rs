@@ -288,7 +288,12 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
     }
     match data.get("capabilities") {
         None | Some(Value::Null) => {}
-        Some(Value::Object(c)) => opts.capabilities = c.clone(),
+        Some(Value::Object(c)) => {
+            if let Some(problem) = crate::protocol::client::capabilities_problem(c) {
+                return Err(Error::new(ErrorCode::InvalidOptions, problem));
+            }
+            opts.capabilities = c.clone();
+        }
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.capabilities must be an object")),
     }
     opts.era = match data.get("era") {

@@ -593,6 +593,15 @@ describe("server requests", () => {
     assert.deepEqual(await client.listTools(), NORMAL_TOOLS);
     await client.close();
     assert.throws(() => new McpClient(srv.url("sse", freshTag()), { capabilities: ["elicitation"] }), { code: "INVALID_OPTIONS" });
+    // A capability that is not an object would be sent as it is, and a server refuses that handshake.
+    for (const value of [true, 0, "no", [], false, null]) {
+      const capabilities = { elicitation: value };
+      assert.throws(() => new McpClient(srv.url("sse", freshTag()), { capabilities }), { code: "INVALID_OPTIONS", message: /^options\.capabilities\.elicitation must be an object/ }, JSON.stringify(value));
+    }
+    for (const [capabilities, key] of [[{ sampling: 1 }, "sampling"], [{ roots: "yes" }, "roots"], [{ roots: { listChanged: "yes" } }, "roots.listChanged"], [{ elicitation: { url: true } }, "elicitation.url"], [{ experimental: true }, "experimental"], [{ tasks: [] }, "tasks"]]) {
+      assert.throws(() => new McpClient(srv.url("sse", freshTag()), { capabilities }), { code: "INVALID_OPTIONS", message: new RegExp(`^options\\.capabilities\\.${key.replace(".", "\\.")} must be`) }, key);
+    }
+    new McpClient(srv.url("sse", freshTag()), { capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true }, experimental: { x: {} }, custom: true } });
     // A getter passed uncalled (a function), or a symbol, is not read as the option not given.
     for (const key of ["clientInfo", "capabilities", "era", "transport", "logLevel", "validateStructuredContent"]) {
       for (const value of [() => ({}), Symbol("x")]) {

@@ -6991,3 +6991,18 @@ async fn until_owned(flag: Rc<Cell<bool>>) {
         yield_now().await;
     }
 }
+
+/// A capability the client declares is an object (or left out): `true`, `0`, `"no"`, `[]`, and
+/// `null` or `false`, which a server's handshake refuses, are named.
+#[test]
+fn capabilities_are_objects() {
+    let problem = |caps: Value| capabilities_problem(caps.as_object().unwrap());
+    for v in [json!(true), json!(0), json!("no"), json!([]), json!(null), json!(false)] {
+        let p = problem(json!({ "elicitation": v.clone() })).unwrap_or_default();
+        assert!(p.starts_with("options.capabilities.elicitation must be an object"), "{v}: {p}");
+    }
+    assert!(problem(json!({ "sampling": { "tools": true } })).unwrap().starts_with("options.capabilities.sampling.tools must be an object"));
+    assert!(problem(json!({ "roots": { "listChanged": 1 } })).unwrap().starts_with("options.capabilities.roots.listChanged must be a boolean"));
+    assert!(problem(json!({ "experimental": { "x": 1 } })).unwrap().starts_with("options.capabilities.experimental[\"x\"] must be an object"));
+    assert_eq!(problem(json!({ "elicitation": { "form": { "applyDefaults": true }, "url": {} }, "sampling": {}, "roots": { "listChanged": true }, "tasks": {}, "custom": 1 })), None);
+}
