@@ -33,7 +33,9 @@ export type JsonSchema = JsonSchemaObject | boolean;
  * A JSON Schema object (any draft; MCP defaults to 2020-12). The common keywords are typed; every other
  * keyword is allowed and kept, because MCP servers send all of them. Keywords beside a `$ref` are constraints
  * in every draft, as 2019-09+ and ajv read them; under a `$schema` of draft 3 to 7, which would ignore them,
- * each such place is a `schema/draft7-ref-siblings` change. Draft 3 to 7's `dependencies` is written as
+ * each such place is a `schema/draft7-ref-siblings` change; there `minContains` and `maxContains` (no keywords
+ * before 2019-09: a `contains` beside `minContains: 0` still requires an item) are removed, each a
+ * `schema/draft7-contains-bounds` change. Draft 3 to 7's `dependencies` is written as
  * `dependentRequired` and `dependentSchemas` where the schema is rewritten in 2020-12's terms. Under a `$schema`
  * of draft 3, its own keywords, which no later draft reads, are rewritten (and the `$schema` removed):
  * `divisibleBy` as `multipleOf`, `extends` as `allOf`, `disallow` as `not`, a `type` list with schemas among

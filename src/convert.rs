@@ -1726,6 +1726,33 @@ mod tests {
         }
     }
 
+    /// Under a `$schema` of draft 3 to 7, `minContains` is no keyword: a `contains` beside
+    /// `minContains: 0` still requires a matching item, and is described as required (where it
+    /// is), not removed as unrequired; without `$schema` (draft 2020-12) it requires none. Both
+    /// APIs agree.
+    #[test]
+    fn min_contains_is_no_keyword_before_draft_2019() {
+        for provider in [Provider::Gemini, Provider::Vertex, Provider::Ollama, Provider::OpenAi] {
+            for draft7 in [true, false] {
+                let mut schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}, "contains": {"const": "x"}, "minContains": 0}}});
+                if draft7 {
+                    schema["$schema"] = serde_json::json!("http://json-schema.org/draft-07/schema#");
+                }
+                let input = serde_json::json!([{"name": "t", "inputSchema": schema}]);
+                let out = convert(input.clone(), provider, &ConvertOptions::default()).unwrap();
+                let text = convert_json_detailed(&input.to_string(), provider, &ConvertOptions::default()).unwrap();
+                assert_eq!(serde_json::from_str::<Value>(&text.tools).unwrap(), out.tools, "{provider:?} {draft7}");
+                assert_eq!(text.report, out.report, "{provider:?} {draft7}");
+                let a = &schema_in(provider, &out.tools[0])["properties"]["a"];
+                let changes = &out.report.tools[0].changes;
+                assert!(a.get("minContains").is_none() || !draft7, "{provider:?}: {a}");
+                assert_eq!(changes.iter().any(|d| d.rule == "schema/draft7-contains-bounds" && d.path == "/properties/a"), draft7, "{provider:?}: {changes:?}");
+                let required = a.get("contains").is_some() || a["description"].as_str().is_some_and(|d| d.contains("must contain an item matching"));
+                assert_eq!(required, draft7 || provider == Provider::OpenAi, "{provider:?} {draft7}: {a}");
+            }
+        }
+    }
+
     /// The input schema in a converted tool, where its provider puts it (Gemini: `parameters`,
     /// else `parametersJsonSchema`).
     fn schema_in(provider: Provider, t: &Value) -> &Value {

@@ -912,7 +912,10 @@ pub(crate) fn prepare_with<'a>(
         let by_id = refs && schema.is_some_and(|s| uses_ids(s, 0));
         // Draft 3's own keywords are rewritten by the general path (`schema::rewrite_draft3`).
         let draft3 = schema.is_some_and(|s| declares_draft_3(s) && has_draft3_keyword(s, 0));
-        if let Some(schema) = schema.filter(|_| !ignored_siblings && !draft3 && !by_id) {
+        // Draft 3 to 7's unknown `minContains`/`maxContains` are removed by the general path
+        // (`schema::remove_contains_bounds`).
+        let contains_bounds = schema.is_some_and(|s| ignores_ref_siblings(s) && has_contains_bounds(s, 0));
+        if let Some(schema) = schema.filter(|_| !ignored_siblings && !draft3 && !by_id && !contains_bounds) {
             let node = *schema;
             // Without plans (the JSON API), a subschema the general lowering gives one (an
             // enum of numbers, written as strings) is lowered here like any other.
@@ -991,6 +994,16 @@ fn has_draft3_keyword(node: &Node, depth: usize) -> bool {
         _ if depth > 512 => true,
         Node::Obj(entries) => entries.iter().any(|(k, v)| matches!(k.as_str(), "divisibleBy" | "extends" | "disallow") || union_type(k, v) || has_draft3_keyword(v, depth + 1)),
         Node::Arr(items) => items.iter().any(|v| has_draft3_keyword(v, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Whether some node, anywhere, has a key `minContains` or `maxContains`.
+fn has_contains_bounds(node: &Node, depth: usize) -> bool {
+    match node {
+        _ if depth > 512 => true,
+        Node::Obj(entries) => entries.iter().any(|(k, v)| matches!(k.as_str(), "minContains" | "maxContains") || has_contains_bounds(v, depth + 1)),
+        Node::Arr(items) => items.iter().any(|v| has_contains_bounds(v, depth + 1)),
         _ => false,
     }
 }

@@ -361,6 +361,11 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         if refs {
             report_ref_siblings(&obj, cx, 0).ok();
         }
+        let mut root = Value::Object(std::mem::take(&mut obj));
+        remove_contains_bounds(&mut root, cx, 0).ok();
+        if let Value::Object(o) = root {
+            obj = o;
+        }
     }
     {
         // References by `$id`, and within embedded resources, written as pointers from the root.
@@ -500,6 +505,35 @@ pub(crate) fn rewrite_draft3(node: &mut Value, cx: &mut Cx, depth: usize) -> Res
         })?;
     }
     crate::schema::walk::for_each_subschema_mut(obj, cx, &mut |sub, cx| rewrite_draft3(sub, cx, depth + 1))
+}
+
+/// `minContains` and `maxContains`, which draft 2019-09 added: under a `$schema` of draft 3 to 7
+/// they are no keywords (ajv's draft-07 mode ignores them too), and a `contains` beside
+/// `minContains: 0` still requires a matching item. Removed from every node, each place a
+/// `schema/draft7-contains-bounds` change, so no later step reads them as draft 2020-12 does.
+fn remove_contains_bounds(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()> {
+    if depth > 512 {
+        return Ok(());
+    }
+    let Value::Object(obj) = node else { return Ok(()) };
+    let removed: Vec<String> = ["minContains", "maxContains"].into_iter().filter(|k| obj.take(k).is_some()).map(|k| format!("`{k}`")).collect();
+    if !removed.is_empty() {
+        let contains = if obj.has("contains") { " (`contains` requires a matching item)" } else { "" };
+        cx.change(
+            "schema/draft7-contains-bounds",
+            format!("{} removed: no keyword{} under the schema's `$schema` (draft 3 to 7){contains}", removed.join(" and "), if removed.len() > 1 { "s" } else { "" }),
+        );
+    }
+    // Draft 4 to 7's `dependencies` schemas, which the walker does not know as subschemas.
+    if let Some(Value::Object(deps)) = obj.get_mut("dependencies") {
+        cx.at("dependencies", |cx| {
+            for (name, dep) in deps.iter_mut() {
+                cx.at(name, |cx| remove_contains_bounds(dep, cx, depth + 1))?;
+            }
+            Ok(())
+        })?;
+    }
+    crate::schema::walk::for_each_subschema_mut(obj, cx, &mut |sub, cx| remove_contains_bounds(sub, cx, depth + 1))
 }
 
 /// Adds `key: value` to a node, under `allOf` where the node has `key` already (both hold).
