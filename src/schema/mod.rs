@@ -496,15 +496,21 @@ pub(crate) fn rewrite_draft3(node: &mut Value, cx: &mut Cx, depth: usize) -> Res
     let Value::Object(obj) = node else { return Ok(()) };
     rewrite_draft3_node(obj, cx);
     // Draft 3's `dependencies` schemas, which the walker does not know as subschemas.
-    if let Some(Value::Object(deps)) = obj.get_mut("dependencies") {
-        cx.at("dependencies", |cx| {
-            for (name, dep) in deps.iter_mut() {
-                cx.at(name, |cx| rewrite_draft3(dep, cx, depth + 1))?;
-            }
-            Ok(())
-        })?;
-    }
+    for_each_dependency_mut(obj, cx, &mut |dep, cx| rewrite_draft3(dep, cx, depth + 1))?;
     crate::schema::walk::for_each_subschema_mut(obj, cx, &mut |sub, cx| rewrite_draft3(sub, cx, depth + 1))
+}
+
+/// Calls `f` on each value of a node's `dependencies` object (draft 3 to 7: a schema, or a
+/// property list, which `f` passes over), at its place: the walker does not know them as
+/// subschemas.
+fn for_each_dependency_mut(obj: &mut JsonObject, cx: &mut Cx, f: &mut dyn FnMut(&mut Value, &mut Cx) -> Result<()>) -> Result<()> {
+    let Some(Value::Object(deps)) = obj.get_mut("dependencies") else { return Ok(()) };
+    cx.at("dependencies", |cx| {
+        for (name, dep) in deps.iter_mut() {
+            cx.at(name, |cx| f(dep, cx))?;
+        }
+        Ok(())
+    })
 }
 
 /// `minContains` and `maxContains`, which draft 2019-09 added: under a `$schema` of draft 3 to 7
@@ -525,14 +531,7 @@ fn remove_contains_bounds(node: &mut Value, cx: &mut Cx, depth: usize) -> Result
         );
     }
     // Draft 4 to 7's `dependencies` schemas, which the walker does not know as subschemas.
-    if let Some(Value::Object(deps)) = obj.get_mut("dependencies") {
-        cx.at("dependencies", |cx| {
-            for (name, dep) in deps.iter_mut() {
-                cx.at(name, |cx| remove_contains_bounds(dep, cx, depth + 1))?;
-            }
-            Ok(())
-        })?;
-    }
+    for_each_dependency_mut(obj, cx, &mut |dep, cx| remove_contains_bounds(dep, cx, depth + 1))?;
     crate::schema::walk::for_each_subschema_mut(obj, cx, &mut |sub, cx| remove_contains_bounds(sub, cx, depth + 1))
 }
 
