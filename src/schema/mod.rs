@@ -1292,7 +1292,9 @@ pub fn short_json(v: &Value) -> String {
 pub(crate) fn push_short_json(out: &mut String, v: &Value) {
     let start = out.len();
     match v {
-        Value::String(s) => {
+        // A string as written, in quotes; one with a quote, a backslash or a control character
+        // escaped as JSON, so that `"a", "b"` is always two values.
+        Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
             out.reserve(s.len() + 2);
             out.push('"');
             out.push_str(s);
@@ -1324,6 +1326,17 @@ mod tests {
         let mut cx = Cx::new(Limits::default());
         let (out, shape) = process_json_schema(&v, &mut cx);
         (out, shape, cx)
+    }
+
+    /// A string is written as it is in quotes unless it holds a quote, a backslash or a control
+    /// character: then as JSON, so `["a\", \"b"]` does not read as two values.
+    #[test]
+    fn short_json_escapes_only_what_would_mislead() {
+        assert_eq!(short_json(&json!("plain é")), "\"plain é\"");
+        assert_eq!(short_json(&json!("a\", \"b")), "\"a\\\", \\\"b\"");
+        assert_eq!(short_json(&json!("line\nnext")), "\"line\\nnext\"");
+        assert_eq!(short_json(&json!("c:\\dir")), "\"c:\\\\dir\"");
+        assert_eq!(short_json(&json!(["a\"b", 1])), "[\"a\\\"b\",1]");
     }
 
     /// The same words at the same place are said once (a Gemini union whose null was met by
