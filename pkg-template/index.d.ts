@@ -2838,7 +2838,8 @@ export interface McpCallOptions {
  * `Last-Event-ID` on its own session (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is
  * not acted on again, as a server may replay from before that id or other streams' events too. A response goes
  * to the request of its id whichever stream brings it (the request's own, another request's stream or JSON batch,
- * the listening one), as the SDK's client matches it: that request ends with it at once, its own stream given up.
+ * the listening one), as the SDK's client matches it: that request ends with it as if its own stream had brought it
+ * (the answers to server requests its own stream brought, still being made, go out first; then that stream is closed).
  * A response to an id the client did not send (ids match exactly: `"1"` is not `1`), or a second response to a
  * request, is ignored; a request whose response never comes ends at its timeout.
  *

@@ -12,7 +12,8 @@
 //!   token names (its integer written as a string too: [`Id::progress_token`]), on whichever
 //!   stream it comes (the call's, [`Client::listen`]'s, another call's: the SDK's `Protocol`
 //!   routes it so), everything else to the client's notification handler; a response goes to the
-//!   request its id names on whichever stream it comes too, and ends it at once. Id 0 is a real id.
+//!   request its id names on whichever stream it comes too, and ends it as its own stream's would
+//!   (the answers that stream's server requests wait for still go out). Id 0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (never less than 100, and
 //!   more while the streams bring nothing toward the response: see [`reopen_delay`]; without
 //!   `retry`, back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
@@ -2062,12 +2063,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let exchange = self.exchange(id, method, body, with_session, headers, on_progress.map(|_| &report as &dyn Fn(&Value)), &refused);
         // Its progress that other streams bring (the standalone one, another call's), told as its own.
         let elsewhere = self.progress_elsewhere(on_progress.and(self.elsewhere(id)), &report);
-        // Its response, when another stream brings it: the call's, and its own stream (still open,
-        // or not yet answered) is dropped. Not a handshake's, whose session is its response's header.
+        // Its response, when another stream brings it before its own is read: the call's, and the
+        // request's POST (not yet answered) is dropped. Once its own stream or JSON body is read,
+        // that reading takes it instead ([`Client::read_sse`], [`Client::read_json`]). Not a
+        // handshake's, whose session is its response's header.
         let awaiting = (method != "initialize").then(|| Awaiting::new(&self.awaiting, id));
         let answered_elsewhere = async {
             match &awaiting {
-                Some(a) => a.awaited.response().await.map(|v| (v, None)).map_err(|e| Failure::Error(rpc_to_error(e, method))),
+                Some(a) => a.awaited.unread_response().await.map(|v| (v, None)).map_err(|e| Failure::Error(rpc_to_error(e, method))),
                 None => futures_util::future::pending().await,
             }
         };
@@ -2281,6 +2284,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Where the response to request `id` waits when another stream brings it, while it is awaited.
     fn awaited(&self, id: &Id) -> Option<Rc<Awaited>> {
         self.awaiting.borrow().iter().find(|(k, _)| k == id).map(|(_, a)| a.clone())
+    }
+
+    /// [`Client::awaited`], taken by the reader of the request's own stream or JSON body: the
+    /// response another stream brings is from now on that reader's outcome, as if it had come
+    /// there, and not [`Client::run_with_timeout`]'s (which would drop the reading, and with it
+    /// the answers to the server's requests it brought that are still going out).
+    fn read_here(&self, id: &Id) -> Option<Rc<Awaited>> {
+        let awaited = self.awaited(id)?;
+        awaited.read_here.set(true);
+        Some(awaited)
     }
 
     /// Tells `report` of the progress that other streams bring for a call, as it comes; never ends.
@@ -2670,6 +2683,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // handler may wait on a person).
         drop(bytes);
         drop(held);
+        // Its response that another stream brings is the body's outcome when the body has none
+        // ([`Client::read_here`]): before its answers go out, or while they do.
+        let routed = self.read_here(id);
         // The server's requests in it (a batch that carries the response too) are answered as on
         // a stream ([`Client::read_sse`]): the outcome is known once the body is read, and a
         // server slow to acknowledge an answer holds it up no more than [`ANSWER_ACK_MS`].
@@ -2696,8 +2712,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let outcome = outcome.unwrap_or_else(|| {
             Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", crate::text::to_string(&id.to_value()))))
         });
+        let outcome = or_routed(outcome, routed.as_deref(), method);
         self.answers_out(id, &read, &mut answers, answered(&outcome)).await;
-        outcome
+        or_routed(outcome, routed.as_deref(), method)
     }
 
     /// Once the reading of a response (to the request `id`) has its outcome: `read` fired, from
@@ -2746,9 +2763,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // result or an error (a timeout or a cancellation drops them, as it drops the call).
         let mut answers: Answers<'_> = FuturesUnordered::new();
         let ended = self.session_ended.generation.get();
+        // Its response that another stream brings ends the reading as its own would: the answers
+        // still going out are sent, then the stream is closed ([`Client::read_here`]). One that
+        // comes while they go out, after the reading failed, is the outcome too.
+        let routed = self.read_here(id);
         let outcome = {
             let left = self.session_left(on);
             let reading = self.read_sse_answering(id, method, body, on_progress, on, &read, &mut answers);
+            let elsewhere = async {
+                match &routed {
+                    Some(a) => a.response().await.map_err(|e| rpc_to_error(e, method)),
+                    None => futures_util::future::pending().await,
+                }
+            };
+            let reading = async {
+                pin_mut!(reading, elsewhere);
+                select(reading, elsewhere).await.factor_first().0
+            };
             pin_mut!(left, reading);
             // The session first: a stream of a session gone is not read (nor resumed) once more.
             match select(left, reading).await {
@@ -2768,7 +2799,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         };
         self.answers_out(id, &read, &mut answers, answered(&outcome)).await;
-        outcome
+        or_routed(outcome, routed.as_deref(), method)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -4549,12 +4580,15 @@ struct Elsewhere {
 }
 
 /// The response to a request in flight that a stream other than its own brought, until the
-/// request takes it ([`Client::run_with_timeout`]).
+/// request takes it ([`Client::run_with_timeout`], or the reader of its own stream).
 #[derive(Default)]
 struct Awaited {
     response: RefCell<Option<std::result::Result<Value, RpcError>>>,
     /// Fired when `response` is set.
     arrived: CloseSignal,
+    /// Set once the request's own stream (or JSON body) is read: its reader takes the response
+    /// ([`Client::read_here`]).
+    read_here: Cell<bool>,
 }
 
 impl Awaited {
@@ -4570,11 +4604,28 @@ impl Awaited {
     async fn response(&self) -> std::result::Result<Value, RpcError> {
         loop {
             let arrived = self.arrived.wait();
-            if let Some(r) = self.response.borrow_mut().take() {
+            if let Some(r) = self.take() {
                 return r;
             }
             arrived.await;
         }
+    }
+
+    /// The response, once it has come while no reader of the request's own stream takes it
+    /// (never, once one does).
+    async fn unread_response(&self) -> std::result::Result<Value, RpcError> {
+        loop {
+            let arrived = self.arrived.wait();
+            if let Some(r) = (!self.read_here.get()).then(|| self.take()).flatten() {
+                return r;
+            }
+            arrived.await;
+        }
+    }
+
+    /// The response, if it has come (and was not taken).
+    fn take(&self) -> Option<std::result::Result<Value, RpcError>> {
+        self.response.borrow_mut().take()
     }
 }
 
@@ -4902,6 +4953,15 @@ fn names_modern(e: &Error) -> bool {
 /// Whether a call's outcome is the server's response to it: its result, or its JSON-RPC error.
 fn answered(outcome: &Result<Value>) -> bool {
     outcome.as_ref().map_or_else(|e| e.code == ErrorCode::JsonRpcError, |_| true)
+}
+
+/// The `outcome` of reading a request's own stream or JSON body, or, when it is not the server's
+/// response ([`answered`]), the response another stream has brought ([`Client::read_here`]).
+fn or_routed(outcome: Result<Value>, routed: Option<&Awaited>, method: &str) -> Result<Value> {
+    match routed.and_then(Awaited::take) {
+        Some(r) if !answered(&outcome) => r.map_err(|e| rpc_to_error(e, method)),
+        _ => outcome,
+    }
 }
 
 fn rpc_to_error(e: RpcError, method: &str) -> Error {

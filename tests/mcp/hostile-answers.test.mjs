@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
-import { loadPkg, rejectsWith } from "./helpers.mjs";
+import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
 
 const { McpClient, McpHub, flattenContent } = await loadPkg();
 const raw = createRequire(import.meta.url)("../../pkg/node/toolwire.js");
@@ -191,6 +191,54 @@ test("a response that another call's stream or JSON batch brings reaches its cal
     assert.ok(Date.now() - t0 < 5_000, `${a}: took ${Date.now() - t0} ms`);
   }
   for (const res of held) res.end();
+  await client.close();
+  close();
+});
+
+test("a call answered on another call's stream still sends the answers its own stream's requests wait for", async () => {
+  // Call "a"'s event stream (or JSON batch) asks the client (elicitation/create); once onRequest is asked, the server
+  // writes a's response on call "b"'s stream, and onRequest answers later. The answer reaches the server before "a"
+  // ends with that response, and a's own stream is closed after.
+  let b, bStream, aClosed;
+  const answers = [];
+  let asked = () => {};
+  const { url, close } = await serve((msg, req, res, json) => {
+    if (msg.method === undefined) return answers.push(msg), res.writeHead(202).end();
+    const name = msg.params.name;
+    if (name === "b") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": b's own stream, left open\n\n");
+      [b, bStream] = [msg.id, res];
+      return;
+    }
+    const ask = { jsonrpc: "2.0", id: `ask-${name}`, method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: {} } } };
+    const own = { jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: `${name} on b's` }] } };
+    asked = () => bStream.write(`data: ${JSON.stringify(own)}\n\n`);
+    aClosed = false;
+    res.on("close", () => (aClosed = true));
+    if (name === "a-json") return json([ask]);
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`data: ${JSON.stringify(ask)}\n\n`);
+  });
+  const onRequest = async () => {
+    asked();
+    await new Promise((r) => setTimeout(r, 300));
+    return { action: "accept", content: {} };
+  };
+  const client = new McpClient(url, { timeoutMs: 10_000, capabilities: { elicitation: {} }, onRequest });
+  await client.connect();
+  for (const a of ["a-sse", "a-json"]) {
+    b = undefined;
+    const pending = client.callTool("b", {});
+    while (b === undefined) await new Promise((r) => setTimeout(r, 5));
+    const result = await within(5_000, client.callTool(a, {}), a);
+    assert.equal(result.content[0].text, `${a} on b's`);
+    assert.deepEqual(answers.map((m) => [m.id, m.result]), [[`ask-${a}`, { action: "accept", content: {} }]], `${a}: the answer reached the server first`);
+    assert.ok(await waitFor(() => aClosed), `${a}: its own stream was closed`);
+    answers.length = 0;
+    bStream.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: b, result: { content: [{ type: "text", text: "b" }] } })}\n\n`);
+    assert.equal((await pending).content[0].text, "b");
+  }
   await client.close();
   close();
 });

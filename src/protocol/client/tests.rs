@@ -5950,6 +5950,116 @@ fn a_response_reaches_its_request_from_any_stream() {
     assert_eq!(client.awaiting.borrow().len(), 0);
 }
 
+/// A response that another stream brings while the request's own stream (or JSON body) brought
+/// a server request whose answer is still being made: the request's reading ends with it as if
+/// its own stream had brought it. The handler's answer still goes out (before the call ends),
+/// and the request's own stream is closed after; before, the call ended at once and the answer
+/// was dropped with its stream, never sent. So too when its own stream ended (unresumable) before
+/// the response came.
+#[test]
+fn a_response_another_stream_brings_lets_the_answers_on_its_own_go_out() {
+    let (call_b, call_a, call_d, call_f, call_e) = (Live::default(), Live::default(), Live::default(), Live::default(), Live::default());
+    let ask = |id: &str| json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {}}}});
+    let replies = vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        Reply::Live(call_b.clone()),
+        Reply::Live(call_a.clone()),
+        accepted(),
+        Reply::Live(call_d.clone()),
+        json_reply(json!([ask("c-asks")])),
+        accepted(),
+        Reply::Live(call_f.clone()),
+        Reply::Live(call_e.clone()),
+        accepted(),
+    ];
+    let (transport, log) = scripted(replies);
+    let client = Client::new(transport, Manual::default(), declaring(json!({"elicitation": {}})));
+    // The handler answers its n-th request once the test fires `release` the n-th time.
+    let release = Rc::new(CloseSignal::default());
+    let (released, asked) = (release.clone(), Cell::new(0));
+    client.set_request_handler(Some(Box::new(move |_, _, _| {
+        let (released, n) = (released.clone(), asked.get());
+        asked.set(n + 1);
+        Box::pin(async move {
+            released.wait_since(n).await;
+            Ok(json!({"action": "accept", "content": {}}))
+        })
+    })));
+    block_on(client.connect()).unwrap();
+    let settle = || async {
+        for _ in 0..50 {
+            yield_now().await;
+        }
+    };
+    let client = &client;
+    let answers = || log.borrow().requests.iter().filter(|r| body(r).get("method").is_none()).map(body).collect::<Vec<_>>();
+    let ask_for = |name: &'static str| async move {
+        let r = client.request("x", json!({"name": name}), &mut CallOptions::default()).await;
+        (r, answers())
+    };
+    let response = |id: i64, text: &str| json!({"jsonrpc": "2.0", "id": id, "result": {"text": text}});
+    let run = async {
+        // b (id 1) waits on its open stream; a's (id 2) asks the client, and b's brings a's response
+        // while the handler has not answered yet.
+        let (_, a, ()) = futures_util::join!(ask_for("b"), async {
+            settle().await;
+            ask_for("a").await
+        }, async {
+            settle().await;
+            call_a.message(&ask("a-asks"));
+            settle().await;
+            call_b.message(&response(2, "a on b's stream"));
+            settle().await;
+            release.fire();
+            settle().await;
+            call_b.message(&response(1, "b"));
+        });
+        // The same with d (id 3) waiting, and c's (id 4) JSON body asking.
+        let (_, c, ()) = futures_util::join!(ask_for("d"), async {
+            settle().await;
+            ask_for("c").await
+        }, async {
+            settle().await;
+            settle().await;
+            call_d.message(&response(4, "c on d's stream"));
+            settle().await;
+            release.fire();
+            settle().await;
+            call_d.message(&response(3, "d"));
+        });
+        // f (id 5) waits; e's (id 6) stream asks and ends, then f's brings e's response.
+        let (_, e, ()) = futures_util::join!(ask_for("f"), async {
+            settle().await;
+            ask_for("e").await
+        }, async {
+            settle().await;
+            call_e.message(&ask("e-asks"));
+            call_e.close();
+            settle().await;
+            call_f.message(&response(6, "e on f's stream"));
+            settle().await;
+            release.fire();
+            settle().await;
+            call_f.message(&response(5, "f"));
+        });
+        [a, c, e]
+    };
+    let [(a, answered_a), (c, answered_c), (e, answered_e)] = bounded(run, 10_000).expect("every request got its response");
+    assert_eq!(a.unwrap()["text"], "a on b's stream");
+    assert_eq!(answered_a, [json!({"jsonrpc": "2.0", "id": "a-asks", "result": {"action": "accept", "content": {}}})], "the answer went out before the call ended");
+    assert!(call_a.dropped(), "a's own stream was closed");
+    assert_eq!(c.unwrap()["text"], "c on d's stream");
+    assert_eq!(answered_c.len(), 2);
+    assert_eq!(answered_c[1]["id"], "c-asks");
+    assert_eq!(e.unwrap()["text"], "e on f's stream");
+    assert_eq!(answered_e.len(), 3);
+    assert_eq!(answered_e[2]["id"], "e-asks");
+    let methods: Vec<_> = log.borrow().requests.iter().map(|r| body(r)["method"].as_str().map(str::to_owned)).collect();
+    assert!(!methods.iter().any(|m| m.as_deref() == Some("notifications/cancelled")), "{methods:?}");
+    assert_eq!(client.awaiting.borrow().len(), 0);
+}
+
 /// `request_checked` (the package's `request()`) gives a known method's result only as the type
 /// it is declared as, where MCP's schema and the SDK's client refuse it too: `PROTOCOL` with the
 /// `result`; fields past those are kept. `tools/call` is checked as `call_tool` checks it; a
