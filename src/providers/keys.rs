@@ -604,7 +604,8 @@ pub(crate) fn rename_for_note(extra: &mut Value, renamed: &HashMap<String, Strin
         rename_in_object(o, renamed, 0);
         // New → server's, in a fixed order (the note's text must not vary by run).
         let mut list: Vec<(String, String)> = renamed.iter().map(|(original, new)| (new.clone(), original.clone())).collect();
-        list.sort();
+        // No two pairs are the same (their originals are a map's keys): unstable is stable here.
+        crate::model::heapsort(&mut list);
         let back: HashMap<&str, &str> = list.iter().map(|(new, original)| (new.as_str(), original.as_str())).collect();
         let mut scratch = Cx::new(crate::schema::Limits::default());
         name_keywords_in_place(o, &list, &back, &mut scratch, "anthropic/property-renamed", &mut Vec::new(), 1);
