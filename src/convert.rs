@@ -144,7 +144,7 @@ fn gemini_mode(v: &Node) -> Result<GeminiMode> {
         Some("parametersJsonSchema" | "jsonSchema") => Ok(GeminiMode::JsonSchema),
         Some(other) => Err(Error::new(
             ErrorCode::InvalidOptions,
-            format!("options.geminiMode must be \"parameters\" or \"parametersJsonSchema\", got \"{other}\""),
+            format!("options.geminiMode must be \"parameters\", \"parametersJsonSchema\" or \"jsonSchema\" (another spelling of \"parametersJsonSchema\"), got \"{other}\""),
         )),
     }
 }
@@ -1383,6 +1383,11 @@ mod tests {
         assert_eq!(message(r#"{"strict":1}"#), "options.strict must be a boolean, got number");
         assert_eq!(message(r#"{"server":[]}"#), "options.server must be a string, got array");
         assert_eq!(message("3"), "options must be an object, got number");
+        // Every value taken is named, the "jsonSchema" spelling too.
+        assert_eq!(
+            message(r#"{"geminiMode":"other"}"#),
+            "options.geminiMode must be \"parameters\", \"parametersJsonSchema\" or \"jsonSchema\" (another spelling of \"parametersJsonSchema\"), got \"other\""
+        );
         assert_eq!(message(r#"{"limits":{"maxNodes":{"a":[1.5,"\u00e9"]}}}"#), "options.limits.maxNodes must be an integer from 1 to 2^30, got {\"a\":[1.5,\"\u{e9}\"]}");
         assert_eq!(message(r#"{"strict":"yes","strict":false,"server":2}"#), "options.server must be a string, got number");
         let read = ConvertOptions::from_json_text(r#"{"server":"gh","strict":true,"limits":{"maxTools":9}}"#).unwrap().unwrap();
