@@ -145,3 +145,35 @@ test("a Node test setup with a `window` global (jsdom-global) still gets globalT
     globalThis.fetch = real;
   }
 });
+
+test("openai-node, as the README says: a tool that fell back to strict: false is sent by create() and responses.parse(), refused by chat.completions.parse()", async () => {
+  const { default: OpenAI } = await import("openai");
+  const tools = [
+    { name: "search", inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } },
+    { name: "tag", inputSchema: { type: "object", properties: { labels: { type: "object", additionalProperties: { type: "string" } } } } },
+  ];
+  const options = { server: "docs", strict: true };
+  const chatTools = convertMcpTools(tools, "openai", options);
+  assert.deepEqual(chatTools.map((t) => t.function.strict), [true, false], "the open map falls back");
+  const sent = [];
+  const reply = (body) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+  const client = new OpenAI({
+    apiKey: "sk-test",
+    baseURL: "http://127.0.0.1:9/v1",
+    maxRetries: 0,
+    fetch: async (url, init) => {
+      sent.push(String(url));
+      if (String(url).endsWith("/responses")) return reply({ id: "resp_1", object: "response", created_at: 0, status: "completed", model: "m", output: [], tools: JSON.parse(init.body).tools });
+      return reply({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "ok", refusal: null } }] });
+    },
+  });
+  const messages = [{ role: "user", content: "x" }];
+  await assert.rejects(async () => client.chat.completions.parse({ model: "m", messages, tools: chatTools }), /Only strict function tools can be auto-parsed/);
+  assert.deepEqual(sent, [], "refused before anything is sent");
+  await client.chat.completions.create({ model: "m", messages, tools: chatTools });
+  await client.chat.completions.parse({ model: "m", messages, tools: chatTools.filter((t) => t.function.strict === true) });
+  const responsesTools = convertMcpTools(tools, "openai-responses", options);
+  await client.responses.create({ model: "m", input: "x", tools: responsesTools });
+  await client.responses.parse({ model: "m", input: "x", tools: responsesTools });
+  assert.deepEqual(sent.map((u) => u.replace(/.*\/v1/, "")), ["/chat/completions", "/chat/completions", "/responses", "/responses"]);
+});
