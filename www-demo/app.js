@@ -398,6 +398,7 @@ const HINTS = {
   NETWORK: "Check the URL, and that the server is running.",
   TIMEOUT: "The server did not answer in time. Raise the timeout, or try again.",
   INVALID_JSON: "Fix the JSON and try again.",
+  INVALID_ARGUMENTS: "A tool's arguments are one JSON object, {\"name\": value, …}: fix them and try again.",
   JSONRPC_ERROR: "The server refused the request (often: arguments that do not match the tool's input schema).",
 };
 
@@ -1494,17 +1495,24 @@ async function callTool(event) {
   const c = client;
   if (!c || !connected) return;
   const name = $("call-tool").value;
+  // A call not made leaves no earlier call's status or result standing under this tool's name.
+  const notCalled = (why) => {
+    clearCall();
+    setStatus("call-status", `${name} was not called: ${why}.`);
+  };
+  // JSON that is no object (an array, a number) is the library's to refuse: callTool rejects it with
+  // INVALID_ARGUMENTS before anything is sent (and takes null as no arguments, as an empty field).
   let args;
   try {
     args = JSON.parse($("call-args").value || "{}");
-    if (args === null || typeof args !== "object" || Array.isArray(args)) throw new Error("the arguments must be a JSON object");
   } catch (err) {
+    notCalled("the arguments are not valid JSON");
     showError("call-error", Object.assign(new Error(`Arguments: ${err.message}`), { code: "INVALID_JSON" }));
     return;
   }
   const timeout = timeoutOr("call-error");
   if (timeout === null) {
-    setStatus("call-status", `${name} was not called: the timeout field is not valid.`);
+    notCalled("the timeout field is not valid");
     return;
   }
   const progress = $("call-progress");
@@ -1544,6 +1552,12 @@ async function callTool(event) {
     if (client !== c) return abandoned(name);
     // The result of an earlier call must not stand for this one's.
     clearCall();
+    if (err?.code === "INVALID_ARGUMENTS") {
+      // Refused before anything was sent (arguments that are no JSON object): said as the library says it.
+      notCalled("the library refused its arguments");
+      showError("call-error", err);
+      return;
+    }
     if (abort.signal.aborted && err?.code === "ABORTED") {
       // Cancelled: said in the status, not as an error.
       setStatus("call-status", `The call of ${name} was cancelled; the server was told to stop it.`);

@@ -1030,6 +1030,53 @@ test("the timeout field is checked on every call as on connect: a whole number o
   await page.fill("#mcp-timeout", "30000");
 });
 
+test("a call not made (arguments that are no JSON, or JSON but no object; a bad timeout) leaves no earlier call's status or result, and says which", async () => {
+  const panels = () => page.$$eval("#out-raw, #out-flat, #out-message", (els) => els.map((e) => e.textContent));
+  const called = async () => {
+    await page.selectOption("#call-tool", "get_weather");
+    await page.fill("#call-args", '{"city": "Paris"}');
+    await page.click("#call-btn");
+    await waitForText("#call-status", "get_weather returned.");
+    assert.notDeepEqual(await panels(), ["", "", ""]);
+    await page.selectOption("#call-tool", "add");
+  };
+  try {
+    await called();
+    await page.fill("#call-args", '{"a": 2, "b": }');
+    await page.click("#call-btn");
+    assert.match(await waitForText("#call-error", "INVALID_JSON"), /^INVALID_JSON: Arguments: .*Fix the JSON and try again\.$/);
+    assert.equal(await page.textContent("#call-status"), "add was not called: the arguments are not valid JSON.");
+    assert.deepEqual(await panels(), ["", "", ""], "get_weather's result stood under add");
+    await page.click('button[data-copy="flat"]');
+    assert.equal(await waitForText("#copy-status", "Nothing to copy"), "Nothing to copy: the flattened text is empty.");
+
+    // JSON, but an array: the library's own INVALID_ARGUMENTS, not INVALID_JSON's "Fix the JSON".
+    await called();
+    await page.fill("#call-args", "[2, 40]");
+    await page.click("#call-btn");
+    const refused = await waitForText("#call-error", "INVALID_ARGUMENTS");
+    assert.match(refused, /^INVALID_ARGUMENTS: arguments must be an object, got an array \(tool "add"\)/);
+    assert.doesNotMatch(refused, /Fix the JSON/);
+    assert.equal(await page.textContent("#call-status"), "add was not called: the library refused its arguments.");
+    assert.deepEqual(await panels(), ["", "", ""], "get_weather's result stood under add");
+
+    // A bad timeout field: the same.
+    await called();
+    await page.fill("#call-args", '{"a": 2, "b": 40}');
+    await page.fill("#mcp-timeout", "5");
+    await page.click("#call-btn");
+    await waitForText("#call-error", "INVALID_TIMEOUT");
+    assert.equal(await page.textContent("#call-status"), "add was not called: the timeout field is not valid.");
+    assert.deepEqual(await panels(), ["", "", ""], "get_weather's result stood under add");
+    await page.fill("#mcp-timeout", "30000");
+    await page.click("#call-btn");
+    await waitForText("#call-status", "add returned.");
+    assert.equal(await isVisible("#call-error"), false);
+  } finally {
+    await page.fill("#mcp-timeout", "30000");
+  }
+});
+
 test("a call's timeout starts again with each progress report, and Cancel ends a call under way (said in the status, not as an error)", async () => {
   // Still connected, to the server behind the token. 4 steps of 200 ms under a 300 ms timeout: each step's
   // progress starts it again, and the call runs to its end.
