@@ -15,12 +15,16 @@ const $ = (id) => document.getElementById(id);
 
 /**
  * Characters that show nothing themselves but change what is shown: bidi controls (U+202E would show
- * "evil\u202Etxt.exe" as "evilexe.txt", and run on over the page's own words after it), other format and control
- * characters, and line and paragraph separators. Every text of a server's (and the page's own) is shown with them
- * as visible escapes, \u202E: in JSON an escape means the same string, so JSON shown that way is still the same JSON.
+ * "evil\u202Etxt.exe" as "evilexe.txt", and run on over the page's own words after it), other format characters
+ * (zero-width spaces and joiners, U+FEFF, the soft hyphen, and the tag characters U+E0020-E007F, which spell text a
+ * model reads and a person does not see), control characters but tab, line feed and carriage return, and line and
+ * paragraph separators: Unicode's categories Cf, Cc, Zl and Zp. Every text of a server's (and the page's own) is
+ * shown with them as visible escapes, \u202E, one past U+FFFF as its two UTF-16 halves (\uDB40\uDC41 for U+E0041):
+ * in JSON an escape means the same string, so JSON shown that way is still the same JSON.
  */
-const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g;
-const visible = (text) => String(text).replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+const INVISIBLE = /(?![\t\n\r])[\p{Cf}\p{Cc}\p{Zl}\p{Zp}]/gu;
+const escapeUnit = (unit) => `\\u${unit.toString(16).toUpperCase().padStart(4, "0")}`;
+const visible = (text) => String(text).replace(INVISIBLE, (c) => c.split("").map((u) => escapeUnit(u.charCodeAt(0))).join(""));
 
 /** A text cut to `max` characters (an option's or a status line's: a server's name may be megabytes long). */
 const clip = (text, max = 200) => {
