@@ -178,10 +178,16 @@ const EXPECT = {
   anthropic: ['"input_schema"'],
   gemini: ['"functionDeclarations"', '"parameters"'],
   vertex: ['"functionDeclarations"'],
+  ollama: ['"type": "function"', '"function": {', '"parameters"'],
   bedrock: ['"toolSpec"', '"inputSchema"', '"json"'],
 };
 
 test("converts a sample for each provider", async () => {
+  // Every provider the package converts for (ProviderName but its aliases openai-chat and google) is offered, and
+  // the header names them.
+  const offered = await page.$$eval("#provider option", (os) => os.map((o) => o.value));
+  assert.deepEqual(offered, ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"]);
+  assert.match(await page.textContent("header.top p"), /^Use MCP tools with OpenAI, Anthropic, Gemini, Vertex AI, Bedrock and Ollama\./);
   await page.selectOption("#sample", "mongodb");
   await waitForText("#sample-source", "mongodb-mcp-server");
   assert.equal(await page.inputValue("#server-name"), "mongodb");
@@ -197,6 +203,11 @@ test("converts a sample for each provider", async () => {
     assert.equal(await isVisible("#convert-error"), false, `${provider}: an error is shown`);
   }
   assert.ok(!(await page.textContent("#out-tools")).includes('"function": {'), "bedrock output looks like openai's");
+  // Ollama's schemas keep only what its /api/chat reads: the rest is removed, and said in the report.
+  await page.selectOption("#provider", "ollama");
+  await waitForText("#out-report", /^ollama: 4 tools/);
+  assert.match(await page.textContent("#out-report"), /ollama\//);
+  assert.ok(!(await page.textContent("#out-tools")).includes('"$ref"'), "a $ref reached ollama");
 
   // The Gemini mode.
   await page.selectOption("#provider", "gemini");
@@ -479,6 +490,14 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.selectOption("#provider", "openai");
   await waitForText("#message-heading", "openai");
   assert.deepEqual(JSON.parse(await page.textContent("#out-message")), { role: "tool", tool_call_id: "call_demo", content: "Echo: hello from Chromium" });
+  await page.selectOption("#provider", "ollama");
+  await waitForText("#message-heading", "Tool-result message: ollama");
+  assert.deepEqual(JSON.parse(await page.textContent("#out-message")), {
+    role: "tool",
+    tool_name: "mcp__toolwire-demo__echo",
+    tool_call_id: "call_demo",
+    content: "Echo: hello from Chromium",
+  });
   await page.selectOption("#provider", "gemini");
   await waitForText("#out-message", "functionResponse");
   assert.equal(JSON.parse(await page.textContent("#out-message")).functionResponse.name, "mcp__toolwire-demo__echo");
@@ -535,6 +554,13 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await waitForText("#call-status", "isError: true");
   assert.equal(JSON.parse(await page.textContent("#out-message")).is_error, true);
   assert.equal(await isVisible("#call-error"), false);
+  // Ollama's result message has no error field: the text says it.
+  await page.selectOption("#provider", "ollama");
+  await waitForText("#message-heading", "Tool-result message: ollama");
+  const ollamaError = JSON.parse(await page.textContent("#out-message"));
+  assert.equal(ollamaError.tool_name, "mcp__toolwire-demo__fail");
+  assert.match(ollamaError.content, /^Error: /);
+  await page.selectOption("#provider", "anthropic");
 
   // A resource, listed and read through McpClient.request.
   // The server lists one resource per page: both pages are followed.
@@ -1606,7 +1632,7 @@ test("format characters a person does not see (zero-width ones, U+FEFF, the soft
       assert.doesNotMatch(text, invisible, `${id} shows a format character as it is`);
     }
     assert.equal(await page.textContent("#out-flat"), `Echo: ${shown(hidden)}`);
-    for (const provider of ["openai"]) {
+    for (const provider of ["openai", "ollama"]) {
       await page.selectOption("#provider", provider);
       await waitForText("#message-heading", `Tool-result message: ${provider}`);
       assert.equal(JSON.parse(await page.textContent("#out-message")).content, `Echo: ${hidden}`, `${provider}: the same JSON`);
