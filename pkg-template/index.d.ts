@@ -2795,9 +2795,10 @@ export interface McpCallOptions {
  * `location` where the server says: a 301, 302 or 303 would resend the POST as a GET, a 307 or 308 send it, its
  * headers with it, to a URL the app did not give), `JSONRPC_ERROR` (`rpcCode`, `data`,
  * `rpcError`: the error object whole; the message quotes the server's message escaped and cut at 1,024 characters),
- * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; the message starts with what `fetch` said, and names CORS in a
- * browser only; `midResponse` when the body broke off after the headers came; `requestSent` when the connection
- * was lost after the request was sent, before any response), `UNAUTHORIZED` (`status`, `challenge`),
+ * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable, CORS or a Content Security Policy's `connect-src`; the message starts
+ * with what `fetch` said, and names CORS and `connect-src` in a browser only; `midResponse` when the body broke off
+ * after the headers came; `requestSent` when the connection was lost after the request was sent, before any response),
+ * `UNAUTHORIZED` (`status`, `challenge`),
  * `PROTOCOL` (a `tools/call` result that is no `CallToolResult`, with the `result`; an error object JSON-RPC does not
  * allow, in `invalidRpcError`; a server message that is not JSON. Where JSON leaves the reading to the reader, a
  * message is read as `JSON.parse` would keep it: a number past a double's range, `1e400`, which `JSON.parse` reads as

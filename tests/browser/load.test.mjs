@@ -1,7 +1,8 @@
 // Loading the .wasm in a real browser, where it fails in ways Node cannot show: a Content Security Policy
 // without 'wasm-unsafe-eval', a page that serves HTML where the .wasm should be (a single-page app's
 // fallback), and a cross-origin file served without CORS. Each LOAD_FAILED message says what to do;
-// with 'wasm-unsafe-eval' the same page works.
+// with 'wasm-unsafe-eval' the same page works. And what only such a page shows once loaded: an MCP server its
+// CSP's connect-src leaves out (NETWORK naming it).
 //
 // Needs pkg/ (make pkg) and /usr/bin/chromium; CHROMIUM=/path overrides the browser.
 import { after, before, test } from "node:test";
@@ -47,7 +48,10 @@ function startServer({ cors }) {
     if (url.pathname === "/page.mjs") return send(200, TYPES[".mjs"], PAGE_SCRIPT);
     if (url.pathname === "/inline.js") return send(200, TYPES[".js"], inlineWorker);
     // A page that loads nothing: a test imports the package into it itself.
-    if (url.pathname === "/blank.html") return send(200, TYPES[".html"], "<!doctype html><meta charset=utf-8><title>blank</title>");
+    if (url.pathname === "/blank.html") {
+      const csp = url.searchParams.get("csp");
+      return send(200, TYPES[".html"], "<!doctype html><meta charset=utf-8><title>blank</title>", csp ? { "content-security-policy": csp } : {});
+    }
     // A single-page app's server: any other path under /app/ is its index page.
     if (url.pathname.startsWith("/app/")) return send(200, TYPES[".html"], "<!doctype html><title>app</title><div id=root></div>");
     if (url.pathname.startsWith("/pkg/")) {
@@ -139,12 +143,14 @@ test("a cross-origin .wasm without CORS headers: LOAD_FAILED names the URL, CORS
   assert.match(message, /connect-src/);
 });
 
-/** Runs `fn` in a fresh page that has not loaded toolwire, and gives what it returns. */
-async function inBlankPage(fn) {
+/** Runs `fn(arg)` in a fresh page that has not loaded toolwire (served with that CSP, or none), and gives what it returns. */
+async function inBlankPage(fn, arg, { csp } = {}) {
   const page = await browser.newPage();
   try {
-    await page.goto(new URL("/blank.html", site.origin).href);
-    return await page.evaluate(fn);
+    const url = new URL("/blank.html", site.origin);
+    if (csp) url.searchParams.set("csp", csp);
+    await page.goto(url.href);
+    return await page.evaluate(fn, arg);
   } finally {
     await page.close();
   }
@@ -197,4 +203,15 @@ test("a bundle run from a blob: or data: URL (an inline worker): initAsync() is 
     assert.ok(r.message.startsWith(`toolwire: cannot tell where toolwire_bg.wasm is (this module runs from a ${kind}: URL`), r.message);
     assert.match(r.message, /pass initAsync the file's absolute URL/);
   }
+});
+
+test("an MCP server the page's CSP connect-src leaves out: NETWORK names connect-src beside CORS (s30c F1)", async () => {
+  const csp = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
+  const result = await inBlankPage(async (url) => {
+    const tw = await import("/pkg/web.mjs");
+    await tw.initAsync();
+    return new tw.McpClient(url).connect().then(() => "connected", (e) => `${e.code}: ${e.message}`);
+  }, `${other.origin}/mcp`, { csp });
+  assert.match(result, /^NETWORK: initialize: no HTTP response \(TypeError: Failed to fetch\); /);
+  assert.match(result, /refused: by the Content Security Policy of the page or worker \(its connect-src must allow the server\), or by the server's CORS policy/);
 });
