@@ -140,6 +140,9 @@ async function toolwireModule(input) {
   if (isModule(input)) module = input;
   else if (typeof Response === "function" && input instanceof Response) {
     // As wasm-bindgen's loader: a failed response says so, and one not served as application/wasm is read whole.
+    // A no-cors fetch's Response (type "opaque") and Response.error() (type "error") have status 0, no URL and no body.
+    if (input.type === "opaque") throw new Error('the Response is opaque (type "opaque", from a fetch with mode "no-cors"): its body cannot be read');
+    if (input.type === "error") throw new Error('the Response is a network error (type "error", as Response.error() makes): it has no body');
     if (!input.ok) throw new Error(`failed to fetch Wasm: ${input.status} ${input.statusText} fetching '${input.url}'`);
     if (typeof WebAssembly.compileStreaming === "function") {
       try {
@@ -205,6 +208,12 @@ function explain(err, { fetching, url, response, relative, defaulted }) {
       `${url?.href ?? "the .wasm"} could not be fetched (${message}): the server is unreachable, or the request was refused: from another ` +
       `origin the file must be served with CORS headers (Access-Control-Allow-Origin), and a page's Content Security Policy must allow ` +
       "it in connect-src"
+    );
+  }
+  if (response?.type === "opaque") {
+    return (
+      `${message}; a file of another origin can be read only when it is served with CORS headers (Access-Control-Allow-Origin): ` +
+      'serve it so and fetch it without mode "no-cors" (or pass initAsync its URL), or serve it from the page\'s origin'
     );
   }
   const type = response?.headers.get("content-type") ?? "";

@@ -1,8 +1,8 @@
 // Loading the .wasm in a real browser, where it fails in ways Node cannot show: a Content Security Policy
 // without 'wasm-unsafe-eval', a page that serves HTML where the .wasm should be (a single-page app's
-// fallback), and a cross-origin file served without CORS. Each LOAD_FAILED message says what to do;
-// with 'wasm-unsafe-eval' the same page works. And what only such a page shows once loaded: an MCP server its
-// CSP's connect-src leaves out (NETWORK naming it).
+// fallback), a cross-origin file served without CORS, and an opaque (no-cors) Response. Each LOAD_FAILED message
+// says what to do; with 'wasm-unsafe-eval' the same page works. And what only such a page shows once loaded: an MCP
+// server its CSP's connect-src leaves out (NETWORK naming it).
 //
 // Needs pkg/ (make pkg) and /usr/bin/chromium; CHROMIUM=/path overrides the browser.
 import { after, before, test } from "node:test";
@@ -214,4 +214,15 @@ test("an MCP server the page's CSP connect-src leaves out: NETWORK names connect
   }, `${other.origin}/mcp`, { csp });
   assert.match(result, /^NETWORK: initialize: no HTTP response \(TypeError: Failed to fetch\); /);
   assert.match(result, /refused: by the Content Security Policy of the page or worker \(its connect-src must allow the server\), or by the server's CORS policy/);
+});
+
+test("an opaque Response (a no-cors fetch) and Response.error(): LOAD_FAILED says the body cannot be read, and CORS (s30c F4)", async () => {
+  const result = await inBlankPage(async (url) => {
+    const tw = await import("/pkg/web.mjs");
+    const failure = (input) => tw.initAsync(input).then(() => "loaded", (e) => `${e.code}: ${e.message}`);
+    return { opaque: await failure(fetch(url, { mode: "no-cors" })), error: await failure(Response.error()) };
+  }, `${other.origin}/pkg/web/toolwire_bg.wasm`);
+  assert.match(result.opaque, /^LOAD_FAILED: .*failed: the Response is opaque \(type "opaque", from a fetch with mode "no-cors"\): its body cannot be read; /);
+  assert.match(result.opaque, /served with CORS headers \(Access-Control-Allow-Origin\): serve it so and fetch it without mode "no-cors"/);
+  assert.match(result.error, /^LOAD_FAILED: .*failed: the Response is a network error \(type "error", as Response\.error\(\) makes\): it has no body; /);
 });

@@ -46,6 +46,13 @@ test("web: a failed load says what it met and what to do", async () => {
   // The default location, which Node's fetch cannot read (file:): pass the bytes.
   e = await loadFailure(undefined);
   assert.match(e.message, /fetch cannot read file:\/\/\/.*\/web\/toolwire_bg\.wasm here: pass initAsync the file's bytes/);
+  // A Response that has no body to read: a no-cors fetch's (opaque; s30c F4) and Response.error(), said as such.
+  const opaque = Object.defineProperty(Response.error(), "type", { value: "opaque" });
+  e = await loadFailure(opaque);
+  assert.match(e.message, /failed: the Response is opaque \(type "opaque", from a fetch with mode "no-cors"\): its body cannot be read; .*served with CORS headers \(Access-Control-Allow-Origin\): serve it so and fetch it without mode "no-cors"/);
+  assert.doesNotMatch(e.message, /fetching ''|pass the file to initAsync/);
+  e = await loadFailure(Response.error());
+  assert.match(e.message, /failed: the Response is a network error \(type "error", as Response.error\(\) makes\): it has no body; pass the file to initAsync/);
 
   // An HTML page where the .wasm should be (a single-page app's fallback), a 404, and a server that is not there.
   const server = createServer((req, res) => {
