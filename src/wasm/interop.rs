@@ -889,19 +889,29 @@ pub(crate) fn refuse_lone_surrogate_server(options: &JsValue) -> Result<()> {
 thread_local! {
     /// The builtins' `ArrayBuffer.prototype.byteLength`, `SharedArrayBuffer.prototype.byteLength`
     /// and `%TypedArray%.prototype[Symbol.toStringTag]` getters (`None` where the runtime has no
-    /// such class: a browser page without cross-origin isolation has no `SharedArrayBuffer`).
-    /// They look at a value's internals, so they answer alike for a value of any realm (a
-    /// `node:vm` context's, an iframe's, a Jest or vitest environment's, for which `instanceof`
-    /// is false), and not for a Proxy of one.
+    /// such class). They look at a value's internals, so they answer alike for a value of any
+    /// realm (a `node:vm` context's, an iframe's, a Jest or vitest environment's, for which
+    /// `instanceof` is false), and not for a Proxy of one.
     static BRAND_GETTERS: [Option<js_sys::Function>; 3] = {
         let getter = |proto: JsValue, key: &JsValue| {
             own_descriptor(&proto, key).ok().map(|d| get(&d, "get")).and_then(|f| f.dyn_into::<js_sys::Function>().ok())
         };
         let proto = |name: &str| get(&get(&js_sys::global(), name), "prototype");
+        // A browser page without cross-origin isolation has no `SharedArrayBuffer` global, yet
+        // Chromium gives one as a shared `WebAssembly.Memory`'s buffer: its prototype is taken
+        // from such a buffer (none where shared memory is refused: then no such buffer exists).
+        let shared_proto = || {
+            let global = proto("SharedArrayBuffer");
+            if global.is_object() {
+                return global;
+            }
+            let descriptor = js_sys::JSON::parse(r#"{"initial":0,"maximum":0,"shared":true}"#).unwrap_or(JsValue::NULL);
+            js_sys::WebAssembly::Memory::new(descriptor.unchecked_ref()).map_or(JsValue::NULL, |m| prototype_of(&m.buffer()).unwrap_or(JsValue::NULL))
+        };
         let byte_length = JsValue::from_str("byteLength");
         [
             getter(proto("ArrayBuffer"), &byte_length),
-            getter(proto("SharedArrayBuffer"), &byte_length),
+            getter(shared_proto(), &byte_length),
             getter(prototype_of(&proto("Uint8Array")).unwrap_or(JsValue::NULL), &js_sys::Symbol::to_string_tag()),
         ]
     };

@@ -2,7 +2,8 @@
 // without 'wasm-unsafe-eval', a page that serves HTML where the .wasm should be (a single-page app's
 // fallback), a cross-origin file served without CORS, and an opaque (no-cors) Response. Each LOAD_FAILED message
 // says what to do; with 'wasm-unsafe-eval' the same page works. And what only such a page shows once loaded: an MCP
-// server its CSP's connect-src leaves out (NETWORK naming it).
+// server its CSP's connect-src leaves out (NETWORK naming it), and a shared memory's buffer where there is no
+// SharedArrayBuffer global (no cross-origin isolation) read as bytes.
 //
 // Needs pkg/ (make pkg) and /usr/bin/chromium; CHROMIUM=/path overrides the browser.
 import { after, before, test } from "node:test";
@@ -225,4 +226,38 @@ test("an opaque Response (a no-cors fetch) and Response.error(): LOAD_FAILED say
   assert.match(result.opaque, /^LOAD_FAILED: .*failed: the Response is opaque \(type "opaque", from a fetch with mode "no-cors"\): its body cannot be read; /);
   assert.match(result.opaque, /served with CORS headers \(Access-Control-Allow-Origin\): serve it so and fetch it without mode "no-cors"/);
   assert.match(result.error, /^LOAD_FAILED: .*failed: the Response is a network error \(type "error", as Response\.error\(\) makes\): it has no body; /);
+});
+
+test("a shared memory's buffer in a page without cross-origin isolation (no SharedArrayBuffer global) is bytes: push and a fetch body read it (s30c F3)", async () => {
+  const result = await inBlankPage(async () => {
+    const tw = await import("/pkg/web.mjs");
+    await tw.initAsync();
+    const sharedOf = (bytes) => {
+      const b = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer.slice(0, bytes.length);
+      new Uint8Array(b).set(bytes);
+      return b;
+    };
+    const chunk = (o) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, ...o }] })}\n\n`;
+    const sse = chunk({ delta: { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "echo", arguments: "{}" } }] }, finish_reason: null }) +
+      chunk({ delta: {}, finish_reason: "tool_calls" }) + "data: [DONE]\n\n";
+    const acc = new tw.ToolCallAccumulator("openai-chat");
+    const calls = [...acc.push(sharedOf(new TextEncoder().encode(sse))), ...acc.finish()].map((c) => c.tool);
+    // A custom fetch whose body yields such chunks.
+    const body = (id) => JSON.stringify({ jsonrpc: "2.0", id, result: id === 0 ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "f", version: "1" } } : { tools: [{ name: "echo", inputSchema: { type: "object" } }] } });
+    const fetch = async (_url, init) => {
+      const m = JSON.parse(init.body);
+      if (m.id === undefined) return new Response(null, { status: 202 });
+      let done = false;
+      const value = sharedOf(new TextEncoder().encode(body(m.id)));
+      const read = async () => (done ? { done: true } : ((done = true), { done: false, value }));
+      return { status: 200, ok: true, headers: new Headers({ "content-type": "application/json" }), body: { getReader: () => ({ read, cancel: async () => {}, releaseLock() {} }) } };
+    };
+    const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+    const tools = await client.connect().then(() => client.listTools()).then((t) => t.map((t) => t.name), (e) => `${e.code}: ${e.message}`);
+    await client.close().catch(() => {});
+    return { isolated: crossOriginIsolated, global: typeof SharedArrayBuffer, calls, tools };
+  });
+  assert.deepEqual([result.isolated, result.global], [false, "undefined"], "the case: no SharedArrayBuffer global");
+  assert.deepEqual(result.calls, ["echo"], "the stream's call, not [] from the buffer read as the event {}");
+  assert.deepEqual(result.tools, ["echo"]);
 });

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as tw from "../../pkg/index.mjs";
 import vm from "node:vm";
+import { spawnSync } from "node:child_process";
 import { refusedBy } from "./shared.mjs";
 
 const tools = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string", description: "Ville é" } }, required: ["city"] } }];
@@ -115,6 +116,45 @@ test("bytes of another realm (node:vm, a Jest or vitest environment, an iframe) 
     assert.deepEqual((await client.listTools()).map((t) => t.name), ["echo"]);
     await client.close().catch(() => {});
   }
+});
+
+test("a shared memory's buffer is bytes where no SharedArrayBuffer global exists (a browser page without cross-origin isolation; s30c F3)", () => {
+  // Chromium gives a page without COOP/COEP no SharedArrayBuffer global, yet a shared WebAssembly.Memory's buffer is
+  // one: as in such a page, the global is deleted before the package loads.
+  const script = `
+    delete globalThis.SharedArrayBuffer;
+    const tw = await import(process.env.PKG);
+    const sharedOf = (bytes) => {
+      const b = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer.slice(0, bytes.length);
+      new Uint8Array(b).set(bytes);
+      return b;
+    };
+    const out = { global: typeof SharedArrayBuffer };
+    const acc = new tw.ToolCallAccumulator("anthropic");
+    out.calls = [...acc.push(sharedOf(new TextEncoder().encode(process.env.STREAM))), ...acc.finish()].map((c) => c.tool);
+    out.parse = await Promise.resolve().then(() => tw.parseToolCalls(sharedOf(new Uint8Array(2)), "openai")).then(() => "parsed", (e) => e.code + ": " + e.message);
+    // A fetch body whose chunks are such bytes.
+    const body = (id) => JSON.stringify({ jsonrpc: "2.0", id, result: id === 0 ? { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "f", version: "1" } } : { tools: [{ name: "echo", inputSchema: { type: "object" } }] } });
+    const fetch = async (_url, init) => {
+      const m = JSON.parse(init.body);
+      if (m.id === undefined) return new Response(null, { status: 202 });
+      let done = false;
+      const chunk = sharedOf(new TextEncoder().encode(body(m.id)));
+      const read = async () => (done ? { done: true } : ((done = true), { done: false, value: chunk }));
+      return { status: 200, ok: true, headers: new Headers({ "content-type": "application/json" }), body: { getReader: () => ({ read, cancel: async () => {}, releaseLock() {} }) } };
+    };
+    const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+    out.tools = await client.connect().then(() => client.listTools()).then((t) => t.map((t) => t.name), (e) => e.code + ": " + e.message);
+    await client.close().catch(() => {});
+    console.log(JSON.stringify(out));`;
+  const env = { ...process.env, PKG: new URL("../../pkg/index.mjs", import.meta.url).href, STREAM: anthropicStream() };
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.global, "undefined");
+  assert.deepEqual(out.calls, ["get_weather"], "the stream's call, not [] from the buffer read as the event {}");
+  assert.match(out.parse, /^INVALID_INPUT: .*is bytes \(a SharedArrayBuffer\), not a JSON value/);
+  assert.deepEqual(out.tools, ["echo"]);
 });
 
 test("plain data is told from bytes without a thrown exception: push, parseToolCalls, flattenContent and convertMcpTools throw and catch nothing (s26r F1)", async () => {
