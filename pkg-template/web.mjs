@@ -203,7 +203,17 @@ function explain(err, { fetching, url, response, relative, defaulted }) {
         `pass initAsync an absolute URL (in the page, new URL(${JSON.stringify(relative)}, location.href).href, sent to the worker); ${FILE}`
       );
     }
-    if (url?.protocol === "file:") return `${message}; fetch cannot read ${url.href} here: pass initAsync the file's bytes instead (e.g. fs.readFileSync)`;
+    if (url?.protocol === "file:") {
+      // A page opened from disk (file://) or its worker: no fs there, but a server or the bundler.
+      if (base()) {
+        return (
+          `${message}; a page or worker cannot fetch ${url.href} (fetch reads no file: URL): serve the page over http(s), or pass ` +
+          'initAsync the file\'s bytes, e.g. inlined by the bundler (esbuild --loader:.wasm=binary: import bytes from "toolwire/toolwire.wasm"; ' +
+          'await initAsync(bytes); README, "Bundlers")'
+        );
+      }
+      return `${message}; fetch cannot read ${url.href} here: pass initAsync the file's bytes instead (e.g. fs.readFileSync)`;
+    }
     return (
       `${url?.href ?? "the .wasm"} could not be fetched (${message}): the server is unreachable, or the request was refused: from another ` +
       `origin the file must be served with CORS headers (Access-Control-Allow-Origin), and a page's Content Security Policy must allow ` +

@@ -1,14 +1,16 @@
 // Loading the .wasm in a real browser, where it fails in ways Node cannot show: a Content Security Policy
 // without 'wasm-unsafe-eval', a page that serves HTML where the .wasm should be (a single-page app's
-// fallback), a cross-origin file served without CORS, and an opaque (no-cors) Response. Each LOAD_FAILED message
-// says what to do; with 'wasm-unsafe-eval' the same page works. And what only such a page shows once loaded: an MCP
-// server its CSP's connect-src leaves out (NETWORK naming it), and a shared memory's buffer where there is no
-// SharedArrayBuffer global (no cross-origin isolation) read as bytes.
+// fallback), a cross-origin file served without CORS, an opaque (no-cors) Response, a page opened from file://.
+// Each LOAD_FAILED message says what to do; with 'wasm-unsafe-eval' the same page works. And what only such a page
+// shows once loaded: an MCP server its CSP's connect-src leaves out (NETWORK naming it), and a shared memory's
+// buffer where there is no SharedArrayBuffer global (no cross-origin isolation) read as bytes.
 //
 // Needs pkg/ (make pkg) and /usr/bin/chromium; CHROMIUM=/path overrides the browser.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
 import { createServer } from "node:http";
 import { extname, join, normalize } from "node:path";
 import { chromium } from "playwright-core";
@@ -260,4 +262,42 @@ test("a shared memory's buffer in a page without cross-origin isolation (no Shar
   assert.deepEqual([result.isolated, result.global], [false, "undefined"], "the case: no SharedArrayBuffer global");
   assert.deepEqual(result.calls, ["echo"], "the stream's call, not [] from the buffer read as the event {}");
   assert.deepEqual(result.tools, ["echo"]);
+});
+
+test("a page opened from file:// is told to serve it over http(s) or inline the bytes, which then load (s30c F2)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolwire-file-page-"));
+  try {
+    // The package as an app's dependency, for the bundler to resolve "toolwire" and "toolwire/toolwire.wasm".
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(join(repo, "pkg"), join(dir, "node_modules", "toolwire"), "dir");
+    copyFileSync(join(repo, "pkg", "web", "toolwire_bg.wasm"), join(dir, "toolwire_bg.wasm"));
+    const report = `.then(() => (window.__result = convertMcpTools([{ name: "a" }], "gemini")[0].functionDeclarations[0].name), (e) => (window.__result = \`\${e.code}: \${e.message}\`));`;
+    const apps = {
+      // The .wasm beside the page, by URL: fetch reads no file: URL.
+      beside: `import { initAsync, convertMcpTools } from "toolwire";
+        initAsync(new URL("toolwire_bg.wasm", location.href))${report}`,
+      // The advice followed: the bytes in the bundle.
+      inlined: `import { initAsync, convertMcpTools } from "toolwire";
+        import bytes from "toolwire/toolwire.wasm";
+        initAsync(bytes)${report}`,
+    };
+    const result = {};
+    for (const [name, contents] of Object.entries(apps)) {
+      await build({ stdin: { contents, resolveDir: dir, loader: "js" }, bundle: true, format: "iife", platform: "browser", loader: { ".wasm": "binary" }, outfile: join(dir, `${name}.js`), logLevel: "silent" });
+      writeFileSync(join(dir, `${name}.html`), `<!doctype html><meta charset=utf-8><script src="${name}.js"></script>`);
+      const page = await browser.newPage();
+      try {
+        await page.goto(pathToFileURL(join(dir, `${name}.html`)).href);
+        await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 20_000 });
+        result[name] = await page.evaluate(() => window.__result);
+      } finally {
+        await page.close();
+      }
+    }
+    assert.match(result.beside, /^LOAD_FAILED: .*a page or worker cannot fetch file:\/\/.*\/toolwire_bg\.wasm \(fetch reads no file: URL\): serve the page over http\(s\), or pass initAsync the file's bytes, e\.g\. inlined by the bundler/);
+    assert.doesNotMatch(result.beside, /readFileSync/);
+    assert.equal(result.inlined, "a");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

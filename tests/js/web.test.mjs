@@ -46,6 +46,15 @@ test("web: a failed load says what it met and what to do", async () => {
   // The default location, which Node's fetch cannot read (file:): pass the bytes.
   e = await loadFailure(undefined);
   assert.match(e.message, /fetch cannot read file:\/\/\/.*\/web\/toolwire_bg\.wasm here: pass initAsync the file's bytes/);
+  // The same from a page opened from disk (a location; s30c F2): no fs there, but a server or the bundler's bytes.
+  globalThis.location = { href: "file:///srv/app/index.html" };
+  try {
+    e = await loadFailure(new URL("toolwire_bg.wasm", location.href));
+  } finally {
+    delete globalThis.location;
+  }
+  assert.match(e.message, /a page or worker cannot fetch file:\/\/\/srv\/app\/toolwire_bg\.wasm \(fetch reads no file: URL\): serve the page over http\(s\), or pass initAsync the file's bytes, e\.g\. inlined by the bundler/);
+  assert.doesNotMatch(e.message, /readFileSync|fs\./);
   // A Response that has no body to read: a no-cors fetch's (opaque; s30c F4) and Response.error(), said as such.
   const opaque = Object.defineProperty(Response.error(), "type", { value: "opaque" });
   e = await loadFailure(opaque);
