@@ -1051,7 +1051,7 @@ impl<T: Transport + 'static> OAuth<T> {
             if !(200..300).contains(&status) {
                 return Err(server_error("registration", status, location.as_deref(), &body));
             }
-            let registration = body.as_ref().and_then(registration_from).ok_or_else(|| failure("registration", format!("the registration endpoint answered HTTP {status} without a client_id")))?;
+            let registration = body.as_ref().and_then(registration_from).ok_or_else(|| failure("registration", format!("the registration endpoint answered HTTP {status} without a client_id")).with_detail("status", status))?;
             *me.registration.borrow_mut() = Some(registration.clone());
             me.save();
             Ok(registration)

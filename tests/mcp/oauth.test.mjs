@@ -19,6 +19,8 @@ const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new S
 let metadataStatus = null;
 /** The MCP endpoint refuses every token with 401 (one for another audience, a server that lost its keys). */
 let refuseAll = false;
+/** The registration endpoint answers 201 without a `client_id`. */
+let registerWithoutId = false;
 /** Told when a token request arrives, which is then answered 300 ms later (the server acts on it meanwhile). */
 let onTokenRequest = null;
 /** The streams of `ask` calls waiting for the answer to their elicitation, by its id. */
@@ -69,6 +71,7 @@ async function handle(req, res) {
     });
   }
   if (url.pathname === "/register") {
+    if (registerWithoutId) return json(res, 201, JSON.parse(body));
     const id = `client-${seen.clients.size}`;
     seen.clients.add(id);
     return json(res, 201, { ...JSON.parse(body), client_id: id });
@@ -378,6 +381,20 @@ describe("McpClient oauth", () => {
     }
     assert.equal(asked, 3);
     await client.close();
+  });
+
+  test("a registration answered 201 without a client_id names its status, as the token step does", async () => {
+    registerWithoutId = true;
+    try {
+      const client = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: user } });
+      const e = await rejectsWith(client.connect(), "UNAUTHORIZED");
+      assert.equal(e.oauthStep, "registration");
+      assert.equal(e.status, 201);
+      assert.match(e.message, /HTTP 201 without a client_id/);
+      client.free();
+    } finally {
+      registerWithoutId = false;
+    }
   });
 
   test("a server that takes the token refreshed after one refusal: each call refreshed, the user never asked", async () => {

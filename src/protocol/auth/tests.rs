@@ -2550,6 +2550,20 @@ fn a_token_endpoint_error_answered_with_http_200_is_an_error_with_its_code() {
     assert!(e.message.contains("HTTP 200: bad_verification_code"), "{}", e.message);
 }
 
+/// A registration or token answer of 2xx without what it must carry names its status, as the
+/// message does.
+#[test]
+fn an_answer_of_2xx_without_a_client_id_or_an_access_token_names_its_status() {
+    for (endpoint, status, step) in [("https://auth.example/tenant/register", 201, "registration"), ("https://auth.example/tenant/token", 200, "token")] {
+        let world = World::new(Config { failing: vec![(endpoint, status)], ..Config::default() });
+        let (o, _, _) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        let d = e.details.as_ref().unwrap();
+        assert_eq!((d["oauthStep"].as_str(), d["status"].as_u64()), (Some(step), Some(u64::from(status))), "{e:?}");
+        assert!(e.message.contains(&format!("HTTP {status} without")), "{}", e.message);
+    }
+}
+
 #[test]
 fn the_resource_metadata_keeps_and_names_the_servers_query() {
     const TENANT: &str = "https://mcp.example/api/mcp?tenant=a";
