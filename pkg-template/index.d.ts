@@ -2481,7 +2481,8 @@ export interface McpClientOptions {
    * the `saved` credentials first when the resource lists it), registers itself when it must (`clientId` given, else
    * `clientMetadataUrl` where the server takes metadata documents, else dynamic registration, RFC 7591), has
    * `authorize` take the user to the authorization URL (PKCE S256, `state`, the resource indicator of RFC 8707,
-   * the scopes the server's challenge or metadata names, `offline_access` where the server lists it), exchanges
+   * the scopes the server's challenge or metadata names, `offline_access` where the server lists it, and with
+   * `offline_access` `prompt=consent`, OpenID Connect Core 11), exchanges
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
    * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
    * for the scopes the server names and those granted, also when it answers the request sent again after a

@@ -60,7 +60,8 @@
 //!   `registration_endpoint`;
 //! * the scopes asked for are the challenge's `scope`, else the resource's `scopes_supported`,
 //!   else the configured `scope`, else none; a step-up adds those granted; `offline_access` is
-//!   added to them where the authorization server lists it (for a refresh token);
+//!   added to them where the authorization server lists it (for a refresh token), and with it
+//!   (added or configured) the authorization request carries `prompt=consent` (OpenID Connect Core 11);
 //! * the authorization server must support the code flow with PKCE S256 (its metadata's
 //!   `code_challenge_methods_supported`, and `response_types_supported` when named), checked
 //!   before a client is registered;
@@ -1074,6 +1075,11 @@ impl<T: Transport + 'static> OAuth<T> {
         ];
         if let Some(s) = &scope {
             params.push(("scope", s.clone()));
+            // OpenID Connect Core 11: without `prompt=consent`, the server must ignore
+            // `offline_access` (or refuses the request), and issues no refresh token.
+            if s.split_ascii_whitespace().any(|s| s == "offline_access") {
+                params.push(("prompt", "consent".owned()));
+            }
         }
         if let Some(r) = &d.resource {
             params.push(("resource", r.clone()));

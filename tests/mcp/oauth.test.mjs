@@ -19,6 +19,8 @@ const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new S
 let metadataStatus = null;
 /** The MCP endpoint refuses every token with 401 (one for another audience, a server that lost its keys). */
 let refuseAll = false;
+/** The authorization server lists `offline_access` (an OpenID provider that issues refresh tokens only when asked). */
+let offlineAccess = false;
 /** The registration endpoint answers 201 without a `client_id`. */
 let registerWithoutId = false;
 /** Told when a token request arrives, which is then answered 300 ms later (the server acts on it meanwhile). */
@@ -68,6 +70,7 @@ async function handle(req, res) {
       registration_endpoint: `${base}/register`,
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: ["none"],
+      ...(offlineAccess ? { scopes_supported: ["tools", "offline_access"] } : {}),
     });
   }
   if (url.pathname === "/register") {
@@ -380,6 +383,26 @@ describe("McpClient oauth", () => {
       assert.match((await client.callTool("whoami", {})).content[0].text, /^token at-\d+$/);
     }
     assert.equal(asked, 3);
+    await client.close();
+  });
+
+  test("offline_access, added where the authorization server lists it, goes with prompt=consent (OpenID Connect Core 11)", async () => {
+    const asked = [];
+    offlineAccess = true;
+    try {
+      const client = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked.push(new URL(r.url)), user(r)) } });
+      await client.connect();
+      assert.equal(asked[0].searchParams.get("scope"), "tools offline_access");
+      assert.equal(asked[0].searchParams.get("prompt"), "consent");
+      await client.close();
+    } finally {
+      offlineAccess = false;
+    }
+    // Without offline_access, no prompt: the authorization server decides whether to ask.
+    const client = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked.push(new URL(r.url)), user(r)) } });
+    await client.connect();
+    assert.equal(asked[1].searchParams.get("scope"), "tools");
+    assert.equal(asked[1].searchParams.get("prompt"), null);
     await client.close();
   });
 

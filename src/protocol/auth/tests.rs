@@ -1065,6 +1065,13 @@ fn offline_access_is_asked_for_where_the_server_lists_it() {
     let (o, asked, _) = oauth(&world, opts());
     block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
     assert_eq!(field(&query_params(&asked.borrow()[0]), "scope"), Some("mcp:read mcp:write offline_access"));
+    // OpenID Connect Core 11: a server ignores `offline_access` (or refuses) without `prompt=consent`.
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "prompt"), Some("consent"));
+    // Without it, no prompt: the server decides whether to ask.
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "prompt"), None);
 }
 
 #[test]
