@@ -2057,6 +2057,16 @@ fn what_the_code_flow_needs_is_checked_before_registration() {
         assert!(saved.borrow().iter().all(|s| s["client"].is_null()), "{:?}", saved.borrow());
         assert!(asked.borrow().is_empty());
     }
+    // Nor is the next of the resource's authorization servers tried (MCP 2025-11-25: the client
+    // must refuse to proceed): only one that publishes no metadata is passed over.
+    let mut config = Config { documents: vec![other_server()], ..Config::default() };
+    config.prm["authorization_servers"] = json!(["https://auth.example/tenant", "https://auth2.example"]);
+    config.as_meta["code_challenge_methods_supported"] = json!(["plain"]);
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert!(e.message.contains("PKCE"), "{}", e.message);
+    assert!(world.urls().iter().all(|u| !u.contains("auth2.example")) && asked.borrow().is_empty(), "{:?}", world.urls());
 }
 
 /// RFC 8414's `response_types_supported`, when given, must list `code` for the code flow; when
