@@ -52,8 +52,12 @@
 //!   is one the server refused at once (`refusedAtOnce`, see
 //!   [`AuthHandler`]), with which no request succeeded since, is an `UNAUTHORIZED` error with
 //!   `credentialsRefused`, without a refresh nor the user: a server that refuses every token
-//!   would have the user sign in once per request. The app's `connect()` (or `close()` and a
-//!   use after it) asks again;
+//!   would have the user sign in once per request. So for a step-up not granted: a 403
+//!   `insufficient_scope` to the request sent again with its token (`retried`), and a later request's
+//!   403 with the challenge that one met (`refusedAtOnce`, until a request succeeds), is an
+//!   `UNAUTHORIZED` error with `credentialsRefused` that names the scopes asked for and granted, as
+//!   the official SDK's transport has it (it remembers the challenge it stepped up for). The app's
+//!   `connect()` (or `close()` and a use after it) asks again;
 //! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
 //!   when the server takes one (`client_id_metadata_document_supported`), else registered
 //!   dynamically (RFC 7591, with OpenID Connect's `application_type`) at the
@@ -478,11 +482,13 @@ impl<T: Transport + 'static> OAuth<T> {
         // step-up after a 401 (a refresh cannot add scopes), or a refreshed token refused, which
         // the user replaces (spent again, the refresh token would bring another the server
         // refuses). Nothing more: the user was just asked, or the step-up had its try.
+        // A step-up refused again with 403 `insufficient_scope`: the scopes were not granted.
         let status = info.get("status").and_then(Value::as_u64);
         match info.get("retried").and_then(Value::as_u64) {
             None => {}
             Some(401) if status == Some(403) => {}
             Some(_) if status == Some(401) && self.refreshed.get() => {}
+            Some(403) if status == Some(403) && asks_scope(info) => return Err(self.step_up_refused(info)),
             Some(_) => return Ok(None),
         }
         loop {
@@ -534,10 +540,7 @@ impl<T: Transport + 'static> OAuth<T> {
 
     async fn authorize_once(self: &Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
         let status = info.get("status").and_then(Value::as_u64).unwrap_or(401);
-        let challenge = match info.get("challenge") {
-            Some(c @ Value::Object(_)) => c.clone(),
-            _ => info.get("wwwAuthenticate").and_then(Value::as_str).map_or(Value::Null, parse_www_authenticate),
-        };
+        let challenge = challenge_of(info);
         let param = |k: &str| challenge.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
         let step_up = param("error").as_deref() == Some("insufficient_scope");
         if status == 403 && !step_up {
@@ -559,8 +562,11 @@ impl<T: Transport + 'static> OAuth<T> {
         // with it since (`refusedAtOnce`): a server that refuses every token would have the user
         // sign in (and the refresh token spent) for every request. It is the error until a request
         // succeeds or the app connects again.
-        if status == 401 && info.get("refusedAtOnce") == Some(&Value::Bool(true)) {
-            return Err(self.refused_at_once(info));
+        // So for a 403 with the challenge a step-up was refused with (`refusedAtOnce`): the
+        // authorization server did not grant the scopes, and would not for every request (as the
+        // official SDK's transport has it).
+        if info.get("refusedAtOnce") == Some(&Value::Bool(true)) {
+            return Err(if status == 401 { self.refused_at_once(info) } else { self.step_up_refused(info) });
         }
         let discovered = self.discover(param("resource_metadata")).await?;
         let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
@@ -635,6 +641,34 @@ impl<T: Transport + 'static> OAuth<T> {
         .with_detail("credentialsRefused", true);
         if let Some(c) = info.get("challenge").filter(|c| c.is_object()) {
             e = e.with_detail("challenge", c.clone());
+        }
+        if let Some(w) = info.get("wwwAuthenticate").filter(|w| w.is_string()) {
+            e = e.with_detail("wwwAuthenticate", w.clone());
+        }
+        e
+    }
+
+    /// The error of a 403 `insufficient_scope` to a request sent with the token of a step-up for
+    /// it (or a later request refused the same way, `refusedAtOnce`): `UNAUTHORIZED` with
+    /// `credentialsRefused`, the status and the challenge, and a message that names the scopes
+    /// the server asks for and those granted.
+    fn step_up_refused(&self, info: &Value) -> Error {
+        let challenge = challenge_of(info);
+        let wanted = challenge.get("scope").and_then(Value::as_str).filter(|s| !s.is_empty());
+        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
+        let mut e = Error::new(
+            ErrorCode::Unauthorized,
+            format!(
+                "OAuth: the server {} asks for {} (HTTP 403 insufficient_scope) and refused the token of the sign-in that asked for it{}: the user is not asked to sign in again for every request; after a request that succeeds, or connect() (a hub: closeAll(), then use it), the next such refusal asks again",
+                self.server_url,
+                wanted.map_or_else(|| "more scopes".to_owned(), |w| format!("the scope \"{w}\"")),
+                granted.map_or_else(String::new, |g| format!(" (the authorization server granted \"{g}\")")),
+            ),
+        )
+        .with_detail("status", 403)
+        .with_detail("credentialsRefused", true);
+        if challenge.is_object() {
+            e = e.with_detail("challenge", challenge);
         }
         if let Some(w) = info.get("wwwAuthenticate").filter(|w| w.is_string()) {
             e = e.with_detail("wwwAuthenticate", w.clone());
@@ -1447,6 +1481,19 @@ fn listed<S: AsRef<str>>(names: &[S]) -> String {
         out.push(format!("and {} more", names.len() - MOST));
     }
     out.join(", ")
+}
+
+/// The challenge of a refusal the handler is given: parsed, else parsed from its `WWW-Authenticate`.
+fn challenge_of(info: &Value) -> Value {
+    match info.get("challenge") {
+        Some(c @ Value::Object(_)) => c.clone(),
+        _ => info.get("wwwAuthenticate").and_then(Value::as_str).map_or(Value::Null, parse_www_authenticate),
+    }
+}
+
+/// Whether a refusal the handler is given asks for more scopes (`error="insufficient_scope"`).
+fn asks_scope(info: &Value) -> bool {
+    challenge_of(info).get("error").and_then(Value::as_str) == Some("insufficient_scope")
 }
 
 /// Whether the space-separated scopes `granted` include all of `wanted`.

@@ -373,7 +373,10 @@ impl Related {
 /// token was just refreshed, or a refreshed token refused. `refusedAtOnce`: the 401 of a request
 /// sent with headers the handler gave that the server refused at once (a request sent again with
 /// them, refused with 401), and with which no request has succeeded (before or since) nor `connect()` or
-/// `close()` been called: a handler that asks a person may decline rather than ask again for every request.
+/// `close()` been called: a handler that asks a person may decline rather than ask again for every request;
+/// or the 403 of a request sent with headers the handler gave for a step-up that the server refused
+/// with 403 and the same `WWW-Authenticate` (the scopes were not granted), no request having
+/// succeeded since nor `connect()` or `close()` been called.
 pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
 
 /// How many times one request is sent again with new headers from the [`AuthHandler`]: the
@@ -522,6 +525,12 @@ pub struct Client<T: Transport, C: Clock> {
     /// [`Client::connect`] or [`Client::close`] is called: a 401 to a request sent with them tells the handler
     /// (`refusedAtOnce`), which need not ask for new ones again for every request.
     refused_auth: Cell<Option<u64>>,
+    /// The `auth_generation` of headers the [`AuthHandler`] gave for a 403 `insufficient_scope` (a
+    /// step-up) that the server refused with 403 again, and the `WWW-Authenticate` of that
+    /// refusal, until a request succeeds or [`Client::connect`] or [`Client::close`] is called: the
+    /// same 403 to a request sent with them tells the handler (`refusedAtOnce`), as the official
+    /// SDK's transport does (one step-up per challenge, not one sign-in per request).
+    refused_scope: RefCell<Option<(u64, String)>>,
     /// The latest `auth_generation` a request sent with succeeded: not marked refused at once by a
     /// 401 that comes after (a request of its own the server refuses, or a replica behind).
     accepted_auth: Cell<Option<u64>>,
@@ -1010,6 +1019,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
             refused_auth: Cell::new(None),
+            refused_scope: RefCell::new(None),
             accepted_auth: Cell::new(None),
             closing: CloseSignal::default(),
             listening: Cell::new(false),
@@ -1232,6 +1242,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Connecting is the app's (the user's) asking again: headers refused at once before
         // are replaced once more if the server refuses them still.
         self.refused_auth.set(None);
+        *self.refused_scope.borrow_mut() = None;
         if let Some(joined) = self.join_handshake(opts).await {
             return joined;
         }
@@ -1746,7 +1757,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted"))),
         };
         if (200..300).contains(&resp.status) {
-            self.auth_accepted(sent_with);
+            self.post_accepted(sent_with);
             Ok(())
         } else {
             Err(self.status_error(resp, method).await)
@@ -2411,11 +2422,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// handler's `retried`), at most [`MAX_REAUTHORIZATIONS`]. A 401 to the request sent again
     /// with new headers marks them refused at once (`refused_auth`), unless a request has
     /// succeeded with them: a later request sent with them and refused with 401 tells the handler
-    /// so (`refusedAtOnce`), until one succeeds.
+    /// so (`refusedAtOnce`), until one succeeds. So does a 403 to the request sent again with the
+    /// headers of a step-up (`refused_scope`), for a later request refused with the same challenge.
     async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64, so_far: Reauthorizations) -> Result<bool> {
         let current = self.auth_generation.get() == sent_with;
         if resp.status == 401 && so_far.last.is_some() && current && self.accepted_auth.get() != Some(sent_with) {
             self.refused_auth.set(Some(sent_with));
+        }
+        let challenge = resp.header("www-authenticate").map(str::to_owned);
+        if let (403, Some(403), true, Some(c)) = (resp.status, so_far.last, current, &challenge) {
+            *self.refused_scope.borrow_mut() = Some((sent_with, c.clone()));
         }
         if !so_far.left() {
             return Ok(false);
@@ -2424,17 +2440,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if resp.status == 401 && !current {
             return Ok(true);
         }
-        let challenge = resp.header("www-authenticate").map(str::to_owned);
         let mut info = object([
             ("status", resp.status.into()),
             ("challenge", challenge.as_deref().map_or(Value::Null, parse_www_authenticate)),
-            ("wwwAuthenticate", challenge.map_or(Value::Null, Value::String)),
+            ("wwwAuthenticate", challenge.clone().map_or(Value::Null, Value::String)),
         ]);
         if let (Some(status), Value::Object(m)) = (so_far.last, &mut info) {
             m.put("retried", status.into());
         }
         if let (None, 401, Value::Object(m)) = (so_far.last, resp.status, &mut info) {
             if self.refused_auth.get() == Some(sent_with) {
+                m.put("refusedAtOnce", true.into());
+            }
+        }
+        if let (None, 403, Value::Object(m)) = (so_far.last, resp.status, &mut info) {
+            let refused = self.refused_scope.borrow().as_ref().is_some_and(|(g, c)| *g == sent_with && challenge.as_deref() == Some(c.as_str()));
+            if refused {
                 m.put("refusedAtOnce", true.into());
             }
         }
@@ -2446,6 +2467,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(true)
             }
             None => Ok(false),
+        }
+    }
+
+    /// A POST sent with the headers of `sent_with` succeeded: they are not refused (any more),
+    /// and a step-up refused before may be tried again, as the official SDK's transport has it
+    /// (not after a GET: a listening stream reopened would have the user asked once per reopening).
+    fn post_accepted(&self, sent_with: u64) {
+        self.auth_accepted(sent_with);
+        if self.refused_scope.borrow().is_some() {
+            *self.refused_scope.borrow_mut() = None;
         }
     }
 
@@ -2531,7 +2562,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             return Err(e.into());
         }
-        self.auth_accepted(sent_with);
+        self.post_accepted(sent_with);
         // An empty header (or one of blanks, which fetch reads as empty) is no session id: the
         // server is stateless, as the SDK client takes it (a session id is visible ASCII
         // characters, at least one, so it cannot be one).
@@ -3202,7 +3233,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             };
             if !asks_authorization(&resp) {
                 if (200..300).contains(&resp.status) {
-                    self.auth_accepted(sent_with);
+                    self.post_accepted(sent_with);
                     return Ok(());
                 }
                 return Err(self.status_error(resp, &format!("the answer to {method}")).await);
@@ -4428,6 +4459,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.renewal_owed.set(false);
         self.refused_auth.set(None);
+        *self.refused_scope.borrow_mut() = None;
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
         self.end_session().await

@@ -19,6 +19,8 @@ const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new S
 let metadataStatus = null;
 /** The MCP endpoint refuses every token with 401 (one for another audience, a server that lost its keys). */
 let refuseAll = false;
+/** A scope the authorization server leaves out of what it grants (a user who unticks it on the consent screen). */
+let withheld = null;
 /** The authorization server lists `offline_access` (an OpenID provider that issues refresh tokens only when asked). */
 let offlineAccess = false;
 /** The registration endpoint answers 201 without a `client_id`. */
@@ -82,7 +84,8 @@ async function handle(req, res) {
   if (url.pathname === "/authorize") {
     const q = url.searchParams;
     const code = `code-${seen.codes.size}`;
-    seen.codes.set(code, { challenge: q.get("code_challenge"), client: q.get("client_id"), scope: q.get("scope") });
+    const scope = q.get("scope") && q.get("scope").split(" ").filter((s) => s !== withheld).join(" ");
+    seen.codes.set(code, { challenge: q.get("code_challenge"), client: q.get("client_id"), scope });
     const back = new URL(q.get("redirect_uri"));
     back.searchParams.set("code", code);
     back.searchParams.set("state", q.get("state"));
@@ -383,6 +386,37 @@ describe("McpClient oauth", () => {
       assert.match((await client.callTool("whoami", {})).content[0].text, /^token at-\d+$/);
     }
     assert.equal(asked, 3);
+    await client.close();
+  });
+
+  test("a step-up the authorization server does not grant: one sign-in, not one per call, until a call succeeds", async () => {
+    let asked = 0;
+    const url = `${base}/mcp`;
+    const client = new McpClient(url, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)) } });
+    await client.connect();
+    withheld = "admin";
+    try {
+      const refused = (e) => {
+        assert.equal(e.credentialsRefused, true);
+        assert.equal(e.status, 403);
+        assert.equal(e.challenge.scope, "tools admin");
+        assert.ok(e.message.includes(`the server ${url} asks for the scope "tools admin"`), e.message);
+        assert.match(e.message, /granted "tools"/);
+      };
+      // The first call asks the user for the scope; the token without it is refused again.
+      refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
+      assert.equal(asked, 2);
+      // An app that calls on: each call is that error at once, no sign-in.
+      for (let i = 0; i < 3; i++) refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
+      assert.equal(asked, 2, "no sign-in per call");
+      // A call that succeeds: the next refusal asks the user again, once.
+      assert.match((await client.callTool("whoami", {})).content[0].text, /^token at-\d+$/);
+      refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
+      refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
+      assert.equal(asked, 3);
+    } finally {
+      withheld = null;
+    }
     await client.close();
   });
 

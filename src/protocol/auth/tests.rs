@@ -1095,6 +1095,54 @@ fn a_step_up_through_the_client_keeps_the_scopes_granted() {
     assert_eq!(asked.borrow().len(), 3);
 }
 
+/// A step-up the authorization server does not grant: the user is asked once, not once per
+/// request, until a request succeeds or the app connects again (as the official SDK's transport
+/// has it, which remembers the challenge it stepped up for).
+#[test]
+fn a_step_up_not_granted_is_not_asked_for_again_by_every_request() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    world.config.borrow_mut().challenge_scope = None;
+    world.config.borrow_mut().needs_scope = Some("mcp:admin");
+    world.config.borrow_mut().withheld = Some("mcp:admin");
+    let refused = |e: &Error| {
+        let d = e.details.as_ref().unwrap();
+        assert_eq!((e.code, d["status"].as_u64(), &d["credentialsRefused"]), (ErrorCode::Unauthorized, Some(403), &json!(true)), "{e:?}");
+        assert_eq!(d["challenge"]["scope"], "mcp:admin");
+        assert!(e.message.contains("\"mcp:admin\"") && e.message.contains("granted \"mcp:read"), "{}", e.message);
+    };
+    // The first refusal asks the user, whose token is refused again: the request's error says why.
+    refused(&block_on(client.list_tools()).unwrap_err());
+    assert_eq!(asked.borrow().len(), 2);
+    assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:admin"));
+    // The same refusal again: the same error at once.
+    for _ in 0..2 {
+        refused(&block_on(client.list_tools()).unwrap_err());
+    }
+    assert_eq!(asked.borrow().len(), 2);
+    // A request that succeeds: the next refusal asks again, once.
+    world.config.borrow_mut().needs_scope = None;
+    block_on(client.list_tools()).unwrap();
+    world.config.borrow_mut().needs_scope = Some("mcp:admin");
+    refused(&block_on(client.list_tools()).unwrap_err());
+    refused(&block_on(client.list_tools()).unwrap_err());
+    assert_eq!(asked.borrow().len(), 3);
+    // Another scope asked for is another step-up.
+    world.config.borrow_mut().needs_scope = Some("mcp:write");
+    assert_eq!(block_on(client.list_tools()).unwrap().len(), 1);
+    assert_eq!(asked.borrow().len(), 4);
+    // connect() is the app asking again.
+    world.config.borrow_mut().needs_scope = Some("mcp:admin");
+    refused(&block_on(client.list_tools()).unwrap_err());
+    refused(&block_on(client.list_tools()).unwrap_err());
+    assert_eq!(asked.borrow().len(), 5);
+    refused(&block_on(client.connect()).unwrap_err());
+    assert_eq!(asked.borrow().len(), 6);
+}
+
 /// The grant types of the token requests made so far.
 fn grants(world: &World) -> Vec<String> {
     let log = world.requests_to("https://auth.example/tenant/token");

@@ -3544,6 +3544,45 @@ fn headers_refused_at_once_are_told_to_the_handler_until_a_request_succeeds_or_c
     assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer new5"));
 }
 
+/// Headers the handler gave for a step-up (403 `insufficient_scope`) that the server refused with
+/// the same 403 again: a later request refused with that challenge tells the handler
+/// (`refusedAtOnce`), as the official SDK's transport remembers the challenge it stepped up for;
+/// another challenge does not, nor does that one after a request succeeds.
+#[test]
+fn a_step_up_refused_again_is_told_to_the_handler_for_the_same_challenge_until_a_request_succeeds() {
+    let forbidden = |scope: &str| status_reply(403, vec![("www-authenticate", format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""))], "");
+    let h = harness_with(
+        vec![
+            init_reply("2025-11-25", Some("s")),
+            accepted(),
+            forbidden("admin"),
+            forbidden("admin"),
+            forbidden("admin"),
+            forbidden("write"),
+            Reply::Echo(json!({"tools": []})),
+            forbidden("admin"),
+        ],
+        ClientOptions::new("http://127.0.0.1/mcp"),
+        10_000,
+    );
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    h.client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        seen.borrow_mut().push(info.clone());
+        let n = seen.borrow().len();
+        Box::pin(async move { Ok((n == 1).then(|| vec![("authorization".to_owned(), "Bearer stepped-up".to_owned())])) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    for _ in 0..3 {
+        block_on(h.client.list_tools()).unwrap_err();
+    }
+    block_on(h.client.list_tools()).unwrap();
+    block_on(h.client.list_tools()).unwrap_err();
+    let flags: Vec<_> = asked.borrow().iter().map(|i| (i.get("retried").cloned(), i.get("refusedAtOnce").cloned())).collect();
+    let (r, t) = (Some(json!(403)), Some(json!(true)));
+    assert_eq!(flags, [(None, None), (r, None), (None, t), (None, None), (None, None)]);
+}
+
 /// Headers a request has succeeded with are not marked refused at once by a 401 that comes after
 /// to another request sent again with them (a tool the server refuses whatever the token, or a
 /// replica behind): when they expire, the handler is asked to renew them, not told they were
