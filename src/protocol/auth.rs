@@ -1323,7 +1323,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let url = req.url.clone();
         let resp = self.transport.send(req).await.map_err(|e| match e {
             TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("OAuth {step}: aborted")),
-            TransportError::Network(why) => failure(step, format!("{url} could not be reached ({why}); in a browser, the authorization server must allow this page's origin (CORS)")).with_detail("url", url.clone()),
+            TransportError::Network(why) => failure(step, format!("{url} could not be reached ({why}); in a browser, the authorization server must allow this page's origin (CORS), and the page's or worker's Content Security Policy its URL (connect-src)")).with_detail("url", url.clone()),
             TransportError::Refused(e) => *e,
         })?;
         let status = resp.status;

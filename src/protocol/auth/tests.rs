@@ -1054,6 +1054,8 @@ fn discovery_goes_past_a_url_that_cannot_be_reached_but_reports_when_none_can() 
     let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
     assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
     assert!(e.message.contains("CORS"), "{}", e.message);
+    // A page's Content Security Policy refuses a request just as a browser's CORS check does.
+    assert!(e.message.contains("connect-src"), "{}", e.message);
     assert!(asked.borrow().is_empty());
 }
 
