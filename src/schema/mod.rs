@@ -1307,14 +1307,24 @@ pub(crate) fn push_short_json(out: &mut String, v: &Value) {
 }
 
 /// Cuts what `out` holds from `start` as [`short_json`] is cut: past 80 characters, to the
-/// first 77 and "...".
+/// first 77 and "...", never inside an escape (`\"`, `\u001b`) of a JSON string.
 pub(crate) fn cut_short(out: &mut String, start: usize) {
     if out.len() - start > 80 {
         if let Some((cut, _)) = out[start..].char_indices().nth(80).and(out[start..].char_indices().nth(77)) {
-            out.truncate(start + cut);
+            let end = start + cut;
+            out.truncate(escape_start_before(out.as_bytes(), start, end).unwrap_or(end));
             out.push_str("...");
         }
     }
+}
+
+/// The start of an escape that `text[from..end]` ends inside of, if it does: a backslash that
+/// an even run of backslashes precedes, whose escape (two bytes, six for `\u`) goes past `end`.
+fn escape_start_before(text: &[u8], from: usize, end: usize) -> Option<usize> {
+    let last = (from.max(end.saturating_sub(6))..end).rev().find(|&i| text[i] == b'\\')?;
+    let run = text[from..=last].iter().rev().take_while(|&&b| b == b'\\').count();
+    let len = if text.get(last + 1) == Some(&b'u') { 6 } else { 2 };
+    (run % 2 == 1 && last + len > end).then_some(last)
 }
 
 #[cfg(test)]
@@ -1337,6 +1347,22 @@ mod tests {
         assert_eq!(short_json(&json!("line\nnext")), "\"line\\nnext\"");
         assert_eq!(short_json(&json!("c:\\dir")), "\"c:\\\\dir\"");
         assert_eq!(short_json(&json!(["a\"b", 1])), "[\"a\\\"b\",1]");
+    }
+
+    /// A cut note never ends inside an escape: the backslash of `\"` or `\u001b` goes with it.
+    #[test]
+    fn a_cut_note_keeps_escapes_whole() {
+        for (v, end) in [
+            (json!(format!("x{}", "\"".repeat(60))), "\\\"..."),
+            (json!(format!("{}\u{1b}rest of it", "y".repeat(73))), "yy..."),
+            (json!(format!("{}\\\\tail of the text here", "z".repeat(74))), "\\\\..."),
+        ] {
+            let note = short_json(&v);
+            assert!(note.ends_with(end), "{note}");
+            let body = &note[..note.len() - 3];
+            let run = body.bytes().rev().take_while(|&b| b == b'\\').count();
+            assert_eq!(run % 2, 0, "{note}");
+        }
     }
 
     /// The same words at the same place are said once (a Gemini union whose null was met by
