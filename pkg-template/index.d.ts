@@ -2321,11 +2321,16 @@ export interface McpClientOptions {
    * 2025-11-25, 2025-06-18, 2025-03-26, and 2024-11-05 from an older server behind a gateway), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
    * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`); the verdict
    * is kept, so connecting again to such a server asks `server/discover` first (and `initialize` if the server
-   * refuses it). Not over the deprecated HTTP+SSE transport (`transport`), which 2026-07-28 does not have: there
+   * refuses it). A server redeployed to the other revisions while connected is followed the same way, the refused
+   * request (which did not run) sent once more after a new handshake: a 2025 session's request refused as a
+   * 2026-07-28 server refuses it (-32022 naming 2026-07-28 in `supported`, -32020, -32021), or a 2026-07-28 one's
+   * refused with -32022 naming only 2025 revisions, or with the MCP SDKs' 400 (-32000, -32600) for a request without
+   * `Mcp-Session-Id`; once per request (refused again, the request rejects with that refusal).
+   * Not over the deprecated HTTP+SSE transport (`transport`), which 2026-07-28 does not have: there
    * such a refusal is `UNSUPPORTED_PROTOCOL_VERSION` (`laterRevision: true`), and no `server/discover` is sent.
    * `"legacy"`: the `initialize` revisions only (such a refusal is `UNSUPPORTED_PROTOCOL_VERSION`, `laterRevision:
-   * true`). `"modern"`:
-   * 2026-07-28 only, without trying `initialize`. In 2026-07-28 there is no handshake and no session:
+   * true`; a refusal under way as above, the request's error). `"modern"`:
+   * 2026-07-28 only, without trying `initialize` (a refusal under way as above is the request's error). In 2026-07-28 there is no handshake and no session:
    * `server/discover` gives `serverInfo`, `instructions` and `capabilities`; every request carries the version,
    * `capabilities` and `clientInfo` in `_meta` and the headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
    * and `Mcp-Param-*` (a browser client needs the server's CORS to allow them).

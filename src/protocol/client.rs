@@ -2555,9 +2555,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if status == 400 && sent_session && names_session(&e) {
                 return Err(Failure::SessionExpired(400));
             }
-            // A server that speaks only 2026-07-28 now (redeployed) refuses the session's version:
-            // with the auto era, a new handshake finds that out, as for an expired session.
-            if self.opts.era == Era::Auto && !self.is_modern() && method != "initialize" && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) {
+            // A server that speaks another revision now (redeployed): with the auto era, a new
+            // handshake finds out which, as for an expired session.
+            if status == 400 && self.other_revision(method, &e) {
                 return Err(Failure::Error(e.with_detail("sessionExpired", true)));
             }
             return Err(e.into());
@@ -2599,6 +2599,28 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         };
         Ok((result, session))
+    }
+
+    /// With the auto era, whether a request's refusal (HTTP 400) says the server speaks another
+    /// revision than the session's now (it was redeployed): the request was not run, and a new
+    /// handshake picks the revision (versioning: the client selects a version from `supported`
+    /// and retries, re-probing when what it learnt fails). A session of the 2025 revisions
+    /// refused as a 2026-07-28 server refuses one (-32022 naming 2026-07-28, -32020 for the
+    /// headers that revision needs, -32021); a 2026-07-28 one refused with -32022 naming only
+    /// 2025 revisions toolwire speaks, or as a 2025 server built on an MCP SDK refuses a request
+    /// without a session (TypeScript: -32000 "Mcp-Session-Id header is required"; Python: -32600
+    /// "Missing session ID"). The handshakes are not: theirs are
+    /// read there ([`Client::handshake`]).
+    fn other_revision(&self, method: &str, e: &Error) -> bool {
+        if self.opts.era != Era::Auto || matches!(method, "initialize" | "server/discover") {
+            return false;
+        }
+        let refused_version = e.code == ErrorCode::UnsupportedProtocolVersion;
+        if self.is_modern() {
+            (refused_version && names_legacy(e)) || (matches!(rpc_code(e), Some(-32000 | -32600)) && asks_session(e))
+        } else {
+            (refused_version && names_modern(e)) || matches!(rpc_code(e), Some(-32021..=-32020))
+        }
     }
 
     async fn next_chunk(&self, body: &mut T::Body, method: &str) -> Result<Option<Vec<u8>>> {
@@ -4978,6 +5000,20 @@ fn rpc_code(e: &Error) -> Option<i64> {
 /// server may ask for the request once more that way).
 fn names_modern(e: &Error) -> bool {
     e.details.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array).is_some_and(|v| v.iter().any(|v| v == MODERN_PROTOCOL_VERSION))
+}
+
+/// A refusal of the version whose `supported` names only revisions of 2025 (or 2024) that toolwire
+/// speaks, not [`MODERN_PROTOCOL_VERSION`]: a server that speaks those alone.
+fn names_legacy(e: &Error) -> bool {
+    let supported = e.details.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
+    supported.is_some_and(|v| !v.iter().any(|v| v == MODERN_PROTOCOL_VERSION) && v.iter().any(|v| v.as_str().is_some_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v))))
+}
+
+/// Whether a JSON-RPC error's message asks for a session (the MCP SDKs' servers: "Bad Request:
+/// Mcp-Session-Id header is required", "Bad Request: Missing session ID").
+fn asks_session(e: &Error) -> bool {
+    let message = e.details.as_ref().and_then(|d| d.get("rpcError")).and_then(|r| r.get("message")).and_then(Value::as_str).unwrap_or("");
+    message.to_ascii_lowercase().contains("session")
 }
 
 /// A server's JSON-RPC error as the caller's: `JSONRPC_ERROR` with `rpcCode` and `data`, and the

@@ -11,8 +11,9 @@ import { loadPkg, rejectsWith } from "./helpers.mjs";
 const { McpClient, McpHub } = await loadPkg();
 
 /**
- * A server in this process: each POST's JSON-RPC request goes to `handle(msg)`, whose value is its result (a
- * string: the raw JSON of the result); a notification is accepted (202), a DELETE answered 200, a GET 405.
+ * A server in this process: each POST's JSON-RPC request goes to `handle(msg, req)`, whose value is its result (a
+ * string: the raw JSON of the result; `{refuse: [status, error]}`: that status and JSON-RPC error); a notification is
+ * accepted (202), a DELETE answered 200, a GET 405. `session`: the Mcp-Session-Id sent (a function of the request).
  * `seen` keeps each request's method and MCP-Protocol-Version header.
  */
 async function startServer(handle, { session } = {}) {
@@ -24,9 +25,14 @@ async function startServer(handle, { session } = {}) {
     seen.push({ http: req.method, method: msg?.method, version: req.headers["mcp-protocol-version"] });
     if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405), res.end();
     if (msg.id === undefined) return res.writeHead(202), res.end();
-    const result = await handle(msg);
+    const result = await handle(msg, req);
+    if (result?.refuse) {
+      const [status, error] = result.refuse;
+      return res.writeHead(status, { "content-type": "application/json" }), res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, error }));
+    }
     const text = typeof result === "string" ? result : JSON.stringify(result);
-    res.writeHead(200, { "content-type": "application/json", ...(session ? { "mcp-session-id": session } : {}) });
+    const sid = typeof session === "function" ? session(msg) : session;
+    res.writeHead(200, { "content-type": "application/json", ...(sid ? { "mcp-session-id": sid } : {}) });
     res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${text}}`);
   });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
@@ -171,5 +177,87 @@ test("2026-07-28: a result is checked against a listing past its ttlMs (0, the S
   assert.match(e.message, /"kelvin" is missing/);
   assert.equal(lists(), 4);
   await client.close();
+  close();
+});
+
+test("era auto: a server redeployed to another revision while connected is followed by a new handshake, the request sent once more", async () => {
+  const done = (r) => ({ ...r, resultType: "complete" });
+  const tools = { tools: [{ name: "a", inputSchema: { type: "object" } }] };
+  const discovered = done({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, serverInfo: { name: "m", version: "1" } });
+  // The refusals of a request of the other revision: a 2025-11-25 server's (-32022 naming only 2025-11-25, or the MCP
+  // SDK's 400 for a request without a session), a 2026-07-28 server's (-32020 for the headers it needs).
+  const legacyRefusals = {
+    m32022: [400, { code: -32022, message: "Unsupported protocol version", data: { supported: ["2025-11-25"], requested: "2026-07-28" } }],
+    sdk400: [400, { code: -32000, message: "Bad Request: Mcp-Session-Id header is required" }],
+  };
+  for (const [name, refusal] of Object.entries(legacyRefusals)) {
+    let modern = true;
+    const { url, seen, close } = await startServer(
+      (m, req) => {
+        if (modern) {
+          if (m.method === "initialize") return { refuse: [400, { code: -32020, message: "Missing MCP-Protocol-Version header" }] };
+          if (m.method === "server/discover") return discovered;
+          return done(m.method === "tools/list" ? { ...tools, ttlMs: 60_000 } : { content: [{ type: "text", text: "modern" }] });
+        }
+        if (m.method === "initialize") return initResult("2025-11-25");
+        if (!req.headers["mcp-session-id"]) return { refuse: refusal };
+        return m.method === "tools/list" ? tools : { content: [{ type: "text", text: "legacy" }] };
+      },
+      { session: (m) => (!modern && m.method === "initialize" ? "S1" : undefined) },
+    );
+    const client = new McpClient(url, { timeoutMs: 5000 });
+    await client.connect();
+    assert.equal(client.protocolVersion, "2026-07-28", name);
+    modern = false;
+    assert.deepEqual((await client.callTool("a", {})).content, [{ type: "text", text: "legacy" }], name);
+    assert.equal(client.protocolVersion, "2025-11-25", name);
+    assert.deepEqual(seen.filter((s) => s.http === "POST").map((s) => s.method).slice(2), ["tools/call", "server/discover", "initialize", "notifications/initialized", "tools/call"], name);
+    await client.close();
+    // The same in a hub, which has no connect().
+    modern = true;
+    const hub = new McpHub({ x: { url, timeoutMs: 5000 } });
+    await hub.listTools();
+    modern = false;
+    const { tools: listed, errors } = await hub.listTools();
+    assert.deepEqual([errors, listed.length], [[], 1], name);
+    await hub.closeAll();
+    // A pinned era is reported, not switched.
+    modern = true;
+    const pinned = new McpClient(url, { era: "modern", timeoutMs: 5000 });
+    await pinned.connect();
+    modern = false;
+    const before = seen.length;
+    await assert.rejects(pinned.callTool("a", {}), name);
+    assert.deepEqual(seen.slice(before).map((s) => s.method), ["tools/call"], name);
+    await pinned.close();
+    close();
+  }
+
+  // A 2025-11-25 session whose server speaks only 2026-07-28 now, refusing a request without its headers (-32020).
+  let modern = false;
+  const { url, seen, close } = await startServer(
+    (m, req) => {
+      if (!modern) return m.method === "initialize" ? initResult("2025-11-25") : m.method === "tools/list" ? tools : { content: [{ type: "text", text: "legacy" }] };
+      if (!req.headers["mcp-method"]) return { refuse: [400, { code: -32020, message: "Missing Mcp-Method header" }] };
+      if (m.method === "server/discover") return discovered;
+      return done(m.method === "tools/list" ? { ...tools, ttlMs: 60_000 } : { content: [{ type: "text", text: "modern" }] });
+    },
+    { session: (m) => (!modern && m.method === "initialize" ? "S1" : undefined) },
+  );
+  const client = new McpClient(url, { timeoutMs: 5000 });
+  await client.connect();
+  modern = true;
+  assert.deepEqual((await client.callTool("a", {})).content, [{ type: "text", text: "modern" }]);
+  assert.equal(client.protocolVersion, "2026-07-28");
+  await client.close();
+  modern = false;
+  const pinned = new McpClient(url, { era: "legacy", timeoutMs: 5000 });
+  await pinned.connect();
+  modern = true;
+  const before = seen.length;
+  const err = await rejectsWith(pinned.callTool("a", {}), "HTTP_STATUS");
+  assert.equal(err.status, 400);
+  assert.deepEqual(seen.slice(before).map((s) => s.method), ["tools/call"]);
+  await pinned.close();
   close();
 });

@@ -4159,6 +4159,74 @@ fn auto_follows_a_server_that_turned_to_2026_07_28() {
     assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
 }
 
+/// The other changes of revision under a connected auto client: a 2026-07-28 session refused
+/// with -32022 naming only 2025 revisions, or as the MCP SDKs' 2025 servers refuse a request
+/// without a session (-32000, -32600); a 2025 session refused with -32020 (a 2026-07-28 server's
+/// refusal of a request without its headers). Each is a new handshake and the request sent once
+/// more; once only (a second refusal is the request's error), and never with a pinned era.
+#[test]
+fn auto_follows_a_server_that_changed_revision_every_way() {
+    let legacy_only = || rpc_status(400, -32022, json!({"supported": ["2025-11-25"], "requested": "2026-07-28"}));
+    let session_required = || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
+    // The Python SDK's (its id a string).
+    let session_missing = || {
+        let body = json!({"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32600, "message": "Bad Request: Missing session ID"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
+    let listed = || Reply::Echo(json!({"tools": []}));
+    let methods = |h: &Harness| h.log.borrow().requests.iter().map(|r| body(r)["method"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>();
+    for refusal in [legacy_only, session_required, session_missing] {
+        // Connected as a 2026-07-28 server (it refused initialize), then gone back to 2025-11-25:
+        // server/discover refused too, then initialize.
+        let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), refusal(), refusal(), Reply::Echo(json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "t", "version": "1"}})), accepted(), listed()]);
+        block_on(h.client.connect()).unwrap();
+        assert!(h.client.is_modern());
+        assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+        assert!(!h.client.is_modern());
+        assert_eq!(h.client.protocol_version().as_deref(), Some("2025-11-25"));
+        assert_eq!(methods(&h), ["initialize", "server/discover", "tools/list", "server/discover", "initialize", "notifications/initialized", "tools/list"]);
+        // Refused again after the new handshake: the request's error, no third handshake.
+        let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), refusal(), discover_reply(), refusal()]);
+        block_on(h.client.connect()).unwrap();
+        assert!(block_on(h.client.list_tools()).is_err());
+        assert_eq!(methods(&h), ["initialize", "server/discover", "tools/list", "server/discover", "tools/list"]);
+        // The modern era reports it.
+        let h = harness_with(vec![discover_reply(), refusal()], modern(), 10_000);
+        block_on(h.client.connect()).unwrap();
+        assert!(block_on(h.client.list_tools()).is_err());
+        assert_eq!(methods(&h), ["server/discover", "tools/list"]);
+    }
+    let e = {
+        let h = harness_with(vec![discover_reply(), legacy_only()], modern(), 10_000);
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.list_tools()).unwrap_err()
+    };
+    assert_eq!((e.code, e.details.unwrap()["supported"].clone()), (ErrorCode::UnsupportedProtocolVersion, json!(["2025-11-25"])));
+    // A -32022 that names no version toolwire speaks is the request's error.
+    let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), rpc_status(400, -32022, json!({"supported": ["2099-01-01"]}))]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+    assert_eq!(h.log.borrow().requests.len(), 3);
+
+    // A 2025 session refused with -32020: initialize is refused the same way, then discovery.
+    let header_mismatch = || rpc_status(400, -32020, Value::Null);
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), header_mismatch(), header_mismatch(), discover_reply(), listed()]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+    assert!(h.client.is_modern());
+    assert_eq!(methods(&h), ["initialize", "notifications/initialized", "tools/list", "initialize", "server/discover", "tools/list"]);
+    assert_modern(&h.log.borrow().requests[5]);
+    // The legacy era reports it.
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), header_mismatch()], legacy(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!((e.code, rpc_code(&e)), (ErrorCode::HttpStatus, Some(-32020)));
+    assert_eq!(h.log.borrow().requests.len(), 3);
+}
+
 /// subscriptions/listen: an error answer is the caller's error, not "not offered"; a result at
 /// once ends it; a subscription opened again marks the tool list as possibly changed.
 #[test]
