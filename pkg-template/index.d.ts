@@ -824,6 +824,9 @@ export class ToolwireError extends Error {
   /** `INPUT_REQUIRED`: what a 2026-07-28 server asked for and `onRequest` did not answer; `PROTOCOL` too when the
    * client refused what it asked for (an entry with no string `method`, a capability or elicitation mode not declared). */
   readonly inputRequests?: JsonValue;
+  /** `INPUT_REQUIRED`: `onRequest`'s answer to a 2026-07-28 input request that was refused for its shape (not an
+   * `ElicitResult` or `CreateMessageResult`, see {@link McpClientOptions.onRequest}) and not sent. */
+  readonly answer?: JsonValue;
   /** `PROTOCOL`: the most inputs the client answers at once for one request (16), when a 2026-07-28 server's
    * `inputRequests` asked for more. */
   readonly limit?: number;
@@ -2455,6 +2458,15 @@ export interface McpClientOptions {
    * `{}` declares form mode alone, `{url: {}}` URL mode alone, and a request without `mode` is form mode), and
    * `onRequest` is not asked: an app that shows forms never takes a URL request for an empty form (a 2026-07-28
    * input request of such a mode fails its request with `PROTOCOL`).
+   *
+   * An answer to `elicitation/create` or `sampling/createMessage` is checked as the SDK's client checks it: an
+   * `ElicitResult` has an `action` of `accept`, `decline` or `cancel` and a `content` (if any) of strings, numbers,
+   * booleans and arrays of strings (not against the `requestedSchema`); a `CreateMessageResult` a `model` string, a
+   * `role` of `user` or `assistant` and a `content` block of type text, image or audio (tool_use and tool_result, and
+   * an array of blocks, when the request offered `tools`). Another answer is not sent: the server is answered -32602
+   * `Invalid elicitation result: ...` (or `Invalid sampling result`), as the SDK's client answers, a 2026-07-28 call
+   * rejects with `INPUT_REQUIRED` (`answer`: the answer refused), and `console.error` says so
+   * (`toolwire: the onRequest callback failed: its answer to elicitation/create was refused: ...`).
    *
    * The second argument has the request's JSON-RPC `id` (a 2026-07-28 input request's key in `inputRequests`),
    * `related`, the client request it came for (`{id, method, tool?}`, or `null` for one from the listening

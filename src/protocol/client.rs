@@ -2004,7 +2004,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
                     };
                     match answer {
-                        Ok(v) => responses.insert(key.clone(), self.with_elicitation_defaults(asked_for, &asked_with, v)),
+                        // An answer of the wrong shape is not sent: the call fails, as when the handler throws.
+                        Ok(v) => match invalid_answer(asked_for, &asked_with, &v) {
+                            Some(e) => return Err(needs(format!("{method}: the request handler's answer to the server's {asked_for} was not sent: {}", e.message)).with_detail("answer", v)),
+                            None => responses.insert(key.clone(), self.with_elicitation_defaults(asked_for, &asked_with, v)),
+                        },
                         Err(e) => return Err(needs(format!("{method}: the request handler refused the server's {asked_for}: {}", e.message))),
                     };
                 }
@@ -3204,7 +3208,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     let settled = select(f, cancelled).await;
                     drop(pausing);
                     match settled {
-                        Either::Left((a, _)) => a.map(|v| self.with_elicitation_defaults(&method, &params, v)),
+                        // An answer of the wrong shape is the handler's error, the server told as
+                        // the MCP SDK's client tells it.
+                        Either::Left((a, _)) => a.and_then(|v| invalid_answer(&method, &params, &v).map_or(Ok(v), Err)).map(|v| self.with_elicitation_defaults(&method, &params, v)),
                         Either::Right(_) => return Ok(()),
                     }
                 }
@@ -4897,6 +4903,78 @@ fn call_result_problem(result: &Value) -> Option<String> {
         },
         Value::Null => Some("it is not an object (null)".owned()),
         other => Some(format!("it is not an object ({})", shown(other))),
+    }
+}
+
+/// What keeps the request handler's answer to a server's `elicitation/create` or
+/// `sampling/createMessage` from being an `ElicitResult` or a `CreateMessageResult`, as the MCP
+/// SDK's client checks it (its schemas; the content of a form is not checked against the
+/// request's `requestedSchema`, as it does not): the -32602 the server is answered with instead,
+/// as it answers. An elicitation's `action` is accept, decline or cancel, its `content` (null
+/// taken as absent) an object of strings, numbers, booleans and arrays of strings; a sampling's
+/// `model` a string, `role` user or assistant, `content` a text, image or audio block (one of
+/// them or an array of them, tool_use and tool_result too, when the request offered `tools`).
+/// A task-augmented request's answer (`params.task`: a `CreateTaskResult`) is not checked.
+pub(crate) fn invalid_answer(method: &str, params: &Value, result: &Value) -> Option<RpcError> {
+    if params.get("task").is_some_and(Value::is_object) {
+        return None;
+    }
+    let problem = match method {
+        "elicitation/create" => elicit_result_problem(result).map(|p| format!("Invalid elicitation result: {p}")),
+        "sampling/createMessage" => {
+            let tools = params.get("tools").is_some_and(|t| !t.is_null()) || params.get("toolChoice").is_some_and(|t| !t.is_null());
+            message_result_problem(result, tools).map(|p| format!("Invalid sampling result: {p}"))
+        }
+        _ => None,
+    }?;
+    Some(RpcError { code: -32602, message: problem, data: None })
+}
+
+fn elicit_result_problem(result: &Value) -> Option<String> {
+    let action = result.get("action");
+    if !action.and_then(Value::as_str).is_some_and(|a| matches!(a, "accept" | "decline" | "cancel")) {
+        return Some(match action {
+            None => "it has no action (accept, decline or cancel)".owned(),
+            Some(a) => format!("its action is {}, not accept, decline or cancel", shown(a)),
+        });
+    }
+    match result.get("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(content)) => content.iter().find_map(|(k, v)| {
+            let fits = match v {
+                Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
+                Value::Array(items) => items.iter().all(Value::is_string),
+                _ => false,
+            };
+            (!fits).then(|| format!("its content's {} is {}, where a value is a string, a number, a boolean or an array of strings", crate::text::quote(k), shown(v)))
+        }),
+        Some(c) => Some(format!("its content is {}, not an object", shown(c))),
+    }
+}
+
+fn message_result_problem(result: &Value, tools: bool) -> Option<String> {
+    if !result.get("model").is_some_and(Value::is_string) {
+        return Some(format!("its model is {}, not a string", result.get("model").map_or("missing".owned(), shown)));
+    }
+    if !result.get("role").and_then(Value::as_str).is_some_and(|r| matches!(r, "user" | "assistant")) {
+        return Some(format!("its role is {}, not user or assistant", result.get("role").map_or("missing".owned(), shown)));
+    }
+    let block = |b: &Value| -> Option<String> {
+        let string = |k: &str| b.get(k).is_some_and(Value::is_string);
+        let fits = match b.get("type").and_then(Value::as_str) {
+            Some("text") => string("text"),
+            Some("image" | "audio") => string("data") && string("mimeType"),
+            Some("tool_use") if tools => string("id") && string("name") && b.get("input").is_some_and(Value::is_object),
+            Some("tool_result") if tools => string("toolUseId") && b.get("content").is_some_and(Value::is_array),
+            _ => false,
+        };
+        let kinds = if tools { "text, image, audio, tool_use or tool_result" } else { "text, image or audio" };
+        (!fits).then(|| format!("its content {} is no {kinds} content block", shown(b)))
+    };
+    match result.get("content") {
+        None => Some("it has no content".owned()),
+        Some(Value::Array(blocks)) if tools => blocks.iter().find_map(block),
+        Some(b) => block(b),
     }
 }
 

@@ -261,3 +261,41 @@ test("era auto: a server redeployed to another revision while connected is follo
   await pinned.close();
   close();
 });
+
+test("2026-07-28: an onRequest answer that is no ElicitResult or CreateMessageResult fails the call, INPUT_REQUIRED, and is not sent", async () => {
+  const done = (r) => ({ ...r, resultType: "complete" });
+  const asks = {
+    q: { method: "elicitation/create", params: { mode: "form", message: "n?", requestedSchema: { type: "object", properties: { n: { type: "number" } } } } },
+    s: { method: "sampling/createMessage", params: { messages: [], maxTokens: 5 } },
+  };
+  const { url, seen, close } = await startServer((m) => {
+    if (m.method === "server/discover") return done({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, serverInfo: { name: "m", version: "1" } });
+    if (!m.params.inputResponses) return { resultType: "input_required", inputRequests: asks };
+    return done({ content: [{ type: "text", text: JSON.stringify(m.params.inputResponses) }] });
+  });
+  const good = { q: { action: "accept", content: { n: 1 } }, s: { role: "assistant", model: "m", content: { type: "text", text: "x" } } };
+  for (const [bad, answers, refused] of [
+    ["q", { ...good, q: { action: "maybe", content: { nested: { a: 1 } } } }, "elicitation"],
+    ["s", { ...good, s: { foo: 1 } }, "sampling"],
+  ]) {
+    const consoleError = console.error;
+    console.error = () => {};
+    const client = new McpClient(url, { era: "modern", timeoutMs: 5000, capabilities: { elicitation: {}, sampling: {} }, onRequest: ({ method }) => answers[method === "elicitation/create" ? "q" : "s"] });
+    try {
+      await client.connect();
+      const before = seen.length;
+      const err = await rejectsWith(client.callTool("w", {}), "INPUT_REQUIRED");
+      assert.match(err.message, new RegExp(`not sent: Invalid ${refused} result: `), err.message);
+      assert.deepEqual(err.answer, answers[bad]);
+      assert.equal(seen.length - before, 1, "no retry was sent");
+    } finally {
+      console.error = consoleError;
+      await client.close();
+    }
+  }
+  const client = new McpClient(url, { era: "modern", timeoutMs: 5000, capabilities: { elicitation: {}, sampling: {} }, onRequest: ({ method }) => good[method === "elicitation/create" ? "q" : "s"] });
+  await client.connect();
+  assert.deepEqual(JSON.parse((await client.callTool("w", {})).content[0].text), good);
+  await client.close();
+  close();
+});

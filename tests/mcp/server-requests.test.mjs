@@ -158,3 +158,53 @@ test("a hub's servers declare their own capabilities: each server's onRequest is
   plain.close();
   rooted.close();
 });
+
+test("an onRequest answer that is no ElicitResult or CreateMessageResult is not sent: the server gets -32602, console.error says it", async () => {
+  const form = { mode: "form", message: "n?", requestedSchema: { type: "object", properties: { n: { type: "number" } } } };
+  const sampling = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 };
+  const withTools = { ...sampling, tools: [{ name: "t", inputSchema: { type: "object" } }] };
+  // [method, params, answer, refused as]
+  const cases = [
+    ["elicitation/create", form, { action: "maybe" }, "elicitation"],
+    ["elicitation/create", form, { action: "accept", content: { nested: { a: 1 } } }, "elicitation"],
+    ["elicitation/create", form, { action: "accept", content: { n: [1] } }, "elicitation"],
+    ["elicitation/create", form, { action: "accept", content: "n" }, "elicitation"],
+    ["sampling/createMessage", sampling, { foo: 1 }, "sampling"],
+    ["sampling/createMessage", sampling, { role: "assistant", model: "m", content: { type: "video", text: "x" } }, "sampling"],
+    ["sampling/createMessage", sampling, { role: "assistant", model: "m", content: [{ type: "text", text: "x" }] }, "sampling"],
+    // What the SDK's schemas take: null content, an array of strings, extra fields; blocks of tools when tools were offered.
+    ["elicitation/create", form, { action: "accept", content: { n: 1, tags: ["a"], ok: true } }, null],
+    ["elicitation/create", form, { action: "decline", content: null }, null],
+    ["sampling/createMessage", sampling, { role: "assistant", model: "m", content: { type: "text", text: "x" }, stopReason: "endTurn", extra: 1 }, null],
+    ["sampling/createMessage", withTools, { role: "assistant", model: "m", content: [{ type: "tool_use", id: "u", name: "t", input: {} }] }, null],
+  ];
+  const reported = [];
+  const consoleError = console.error;
+  console.error = (...args) => reported.push(args);
+  try {
+    for (const [method, params, answer, refused] of cases) {
+      const server = await startServer({ requests: [[method, params]] });
+      const client = new McpClient(server.url, { capabilities: { elicitation: {}, sampling: {} }, onRequest: () => answer });
+      await client.connect();
+      const result = await within(10_000, client.callTool("ask", {}), "the call");
+      const [got] = JSON.parse(result.content[0].text);
+      const how = JSON.stringify(answer);
+      if (refused) {
+        assert.equal(got.error?.code, -32602, how);
+        assert.match(got.error.message, new RegExp(`^Invalid ${refused} result: `), how);
+        assert.equal(got.result, undefined, how);
+        const said = reported.splice(0);
+        assert.equal(said.length, 1, how);
+        assert.match(said[0][0], /the onRequest callback failed/);
+        assert.match(String(said[0][1]), new RegExp(`its answer to ${method} was refused: Invalid ${refused} result`), how);
+      } else {
+        assert.deepEqual(got.result, answer.content === null ? { action: "decline", content: null } : answer, how);
+        assert.deepEqual(reported.splice(0), [], how);
+      }
+      await client.close();
+      server.close();
+    }
+  } finally {
+    console.error = consoleError;
+  }
+});

@@ -601,6 +601,70 @@ fn elicitation_defaults_fill_an_accepted_form_when_declared() {
     }
 }
 
+/// The request handler's answer to an `elicitation/create` or `sampling/createMessage` of the
+/// wrong shape is not sent: the server is answered -32602 "Invalid ... result", as the MCP SDK's
+/// client answers it; what its schemas take goes as it is (a task-augmented request's answer is
+/// not checked).
+#[test]
+fn an_answer_of_the_wrong_shape_is_refused_as_the_sdk_refuses_it() {
+    let elicit = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"n": {"type": "number"}}}});
+    let sample = json!({"messages": [], "maxTokens": 5});
+    let with_tools = json!({"messages": [], "maxTokens": 5, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
+    let text = json!({"type": "text", "text": "x"});
+    for (method, params, answer, refused) in [
+        ("elicitation/create", &elicit, json!({"action": "maybe"}), Some("Invalid elicitation result: its action is string: \"maybe\", not accept, decline or cancel")),
+        ("elicitation/create", &elicit, json!({}), Some("Invalid elicitation result: it has no action (accept, decline or cancel)")),
+        ("elicitation/create", &elicit, json!({"action": "accept", "content": {"nested": {"a": 1}}}), Some("Invalid elicitation result: its content's \"nested\" is object")),
+        ("elicitation/create", &elicit, json!({"action": "accept", "content": {"n": [1]}}), Some("Invalid elicitation result: its content's \"n\" is array")),
+        ("elicitation/create", &elicit, json!({"action": "cancel", "content": [1]}), Some("Invalid elicitation result: its content is array")),
+        ("elicitation/create", &elicit, json!({"action": "accept", "content": {"n": 1, "s": "x", "b": false, "l": ["a"]}}), None),
+        ("elicitation/create", &elicit, json!({"action": "decline", "content": null, "_meta": {}}), None),
+        ("elicitation/create", &json!({"task": {"ttl": 1}}), json!({"task": {"taskId": "t"}}), None),
+        ("sampling/createMessage", &sample, json!({"foo": 1}), Some("Invalid sampling result: its model is missing, not a string")),
+        ("sampling/createMessage", &sample, json!({"model": "m", "role": "system", "content": text}), Some("Invalid sampling result: its role is string: \"system\"")),
+        ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant"}), Some("Invalid sampling result: it has no content")),
+        ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant", "content": [text]}), Some("Invalid sampling result: its content array")),
+        ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant", "content": {"type": "image", "data": "x"}}), Some("no text, image or audio content block")),
+        ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant", "content": {"type": "tool_use", "id": "u", "name": "t", "input": {}}}), Some("no text, image or audio content block")),
+        ("sampling/createMessage", &sample, json!({"model": "m", "role": "user", "content": text, "stopReason": "other"}), None),
+        ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [text, {"type": "tool_use", "id": "u", "name": "t", "input": {}}]}), None),
+        ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [{"type": "tool_use", "id": "u"}]}), Some("tool_use or tool_result content block")),
+        ("roots/list", &Value::Null, json!({"anything": 1}), None),
+    ] {
+        let got = invalid_answer(method, params, &answer);
+        match refused {
+            None => assert_eq!(got, None, "{answer}"),
+            Some(text) => {
+                let got = got.unwrap_or_else(|| panic!("{answer} refused"));
+                assert_eq!(got.code, -32602);
+                assert!(got.message.contains(text), "{answer}: {}", got.message);
+            }
+        }
+    }
+    // Answered so on the wire, not with the handler's answer.
+    let ask = "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n";
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.capabilities = json!({"elicitation": {}}).as_object().cloned().unwrap();
+    let h = harness_with(vec![init_reply("2025-11-25", None), accepted(), sse_reply(ask, 0), accepted()], opts, 10_000);
+    h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "maybe"})) }))));
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    let answer = body(&h.log.borrow().requests[3]);
+    assert_eq!(answer["error"]["code"], -32602);
+    assert!(answer.get("result").is_none(), "{answer}");
+
+    // 2026-07-28: the call fails, INPUT_REQUIRED, and no retry carries it.
+    let ask = Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {"message": "m"}}}}));
+    let h = harness_with(vec![discover_reply(), ask], modern_declaring(json!({"elicitation": {}})), 10_000);
+    h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "accept", "content": {"x": {"y": 1}}})) }))));
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InputRequired, "{}", e.message);
+    assert!(e.message.contains("answer to the server's elicitation/create was not sent: Invalid elicitation result: its content's \"x\" is object"), "{}", e.message);
+    assert_eq!(e.details.unwrap()["answer"], json!({"action": "accept", "content": {"x": {"y": 1}}}));
+    assert_eq!(h.log.borrow().requests.len(), 2, "no retry");
+}
+
 /// An elicitation in a mode the declared `elicitation` capability leaves out is refused as the
 /// SDK's client refuses it (-32602), the handler not asked: a page that shows forms would take a
 /// URL request for an empty form and accept it. A declared mode reaches it; without `elicitation`
@@ -649,6 +713,16 @@ fn an_elicitation_in_a_mode_not_declared_is_refused_without_the_handler() {
     }
 }
 
+/// An answer to a server request of the shape its method's result has (the client refuses others
+/// for `elicitation/create` and `sampling/createMessage`).
+fn fitting_answer(method: &str) -> Value {
+    match method {
+        "elicitation/create" => json!({"action": "decline"}),
+        "sampling/createMessage" => json!({"model": "m", "role": "assistant", "content": {"type": "text", "text": "answered"}}),
+        _ => json!({"answered": true}),
+    }
+}
+
 /// A server request of a capability the client did not declare (`elicitation/create`,
 /// `sampling/createMessage`, `roots/list`) is answered -32601 as the SDK's client answers it, the
 /// handler not asked: it may have been written for something else. A declared one, and any other
@@ -675,7 +749,8 @@ fn a_server_request_of_a_capability_not_declared_is_refused_without_the_handler(
         let a2 = asked.clone();
         h.client.set_request_handler(Some(Box::new(move |m, _, _| {
             a2.borrow_mut().push(m.to_owned());
-            Box::pin(async { Ok(json!({"answered": true})) })
+            let answer = fitting_answer(m);
+            Box::pin(async { Ok(answer) })
         })));
         block_on(h.client.connect()).unwrap();
         block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
@@ -684,7 +759,7 @@ fn a_server_request_of_a_capability_not_declared_is_refused_without_the_handler(
         for (i, (method, _)) in asks.iter().enumerate() {
             let answer = log.requests.iter().map(body).find(|b| b["id"] == 10 + i).unwrap_or_else(|| panic!("{declared}: {method} unanswered"));
             if reached.contains(method) {
-                assert_eq!(answer["result"], json!({"answered": true}), "{declared} {method}");
+                assert_eq!(answer["result"], fitting_answer(method), "{declared} {method}");
             } else {
                 assert_eq!(answer["error"], json!({"code": -32601, "message": format!("Method not found: {method}")}), "{declared} {method}");
             }
@@ -6363,16 +6438,17 @@ fn an_input_request_for_a_capability_not_declared_is_refused_without_the_handler
             let h = harness_with(replies, modern_declaring(declared.clone()), 10_000);
             let asked = Rc::new(Cell::new(0));
             let count = asked.clone();
-            h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+            h.client.set_request_handler(Some(Box::new(move |m, _, _| {
                 count.set(count.get() + 1);
-                Box::pin(async { Ok(json!({"answered": true})) })
+                let answer = fitting_answer(m);
+                Box::pin(async { Ok(answer) })
             })));
             block_on(h.client.connect()).unwrap();
             let called = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default()));
             if reached.contains(method) {
                 called.unwrap_or_else(|e| panic!("{declared} {method}: {e}"));
                 assert_eq!(asked.get(), 1, "{declared} {method}");
-                assert_eq!(body(&h.log.borrow().requests[2])["params"]["inputResponses"]["in"], json!({"answered": true}), "{declared} {method}");
+                assert_eq!(body(&h.log.borrow().requests[2])["params"]["inputResponses"]["in"], fitting_answer(method), "{declared} {method}");
             } else {
                 let e = called.unwrap_err();
                 assert_eq!(e.code, ErrorCode::Protocol, "{declared} {method}: {}", e.message);
