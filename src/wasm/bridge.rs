@@ -168,7 +168,7 @@ pub(crate) fn fetched_url(url: &str) -> Result<Option<String>, String> {
             "the URL {quoted} is relative, which only a page or a worker takes against its location, and there is none here: give the server's absolute URL"
         ));
     };
-    if let Ok(parsed) = caught::construct(&ctor, &js_sys::Array::of2(&url.into(), &base.as_str().into())) {
+    if let Ok(parsed) = caught::construct(&ctor, &caught::list(&[&url.into(), &base.as_str().into()])) {
         return Ok(get(&parsed, "href").as_string());
     }
     let whose = if page { "this page's base URL" } else { "this worker's location" };
@@ -359,14 +359,14 @@ impl Transport for FetchTransport {
     fn url_host(&self, url: &str) -> Option<String> {
         // `new URL(url).hostname`: the host fetch connects to, as the runtime's parser reads it.
         let ctor = get(&global(), "URL").dyn_into::<Function>().ok()?;
-        let parsed = caught::construct(&ctor, &js_sys::Array::of1(&url.into())).ok()?;
+        let parsed = caught::construct(&ctor, &caught::list(&[&url.into()])).ok()?;
         get(&parsed, "hostname").as_string()
     }
 
     fn url_href(&self, url: &str) -> Option<String> {
         // `new URL(url).href`: the URL fetch requests, as the runtime's parser writes it.
         let ctor = get(&global(), "URL").dyn_into::<Function>().ok()?;
-        let parsed = caught::construct(&ctor, &js_sys::Array::of1(&url.into())).ok()?;
+        let parsed = caught::construct(&ctor, &caught::list(&[&url.into()])).ok()?;
         get(&parsed, "href").as_string()
     }
 

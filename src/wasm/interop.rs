@@ -958,11 +958,11 @@ pub(crate) fn js_bytes(v: &JsValue, what: &str) -> Option<Result<Vec<u8>>> {
     let unreadable = |e: JsValue| unreadable_bytes(&e, what);
     // `ArrayBuffer.isView` looks at the value's internals (never throws, false for a Proxy).
     let view = if js_sys::ArrayBuffer::is_view(v) {
-        new_bytes(&js_sys::Array::of3(&get(v, "buffer"), &get(v, "byteOffset"), &get(v, "byteLength")))
+        new_bytes(&caught::list(&[&get(v, "buffer"), &get(v, "byteOffset"), &get(v, "byteLength")]))
     } else if v.is_instance_of::<js_sys::ArrayBuffer>() || v.is_instance_of::<js_sys::SharedArrayBuffer>() || is_buffer(v) {
         // A Proxy of one would be read as an empty array-like: its `byteLength` (the
         // prototype's getter, which fails on a Proxy) must be what was read.
-        match new_bytes(&js_sys::Array::of1(v)) {
+        match new_bytes(&caught::list(&[v])) {
             Ok(b) if b.length().ok() == caught::get(v, &JsValue::from_str("byteLength")).ok().and_then(|n| n.as_f64()) => Ok(b),
             Ok(_) => Err(JsValue::from_str("it is no ArrayBuffer itself (a Proxy of one?)")),
             Err(e) => Err(e),

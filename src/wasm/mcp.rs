@@ -148,7 +148,7 @@ fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
         return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be http(s), got {shown}")));
     }
     let Some(ctor) = get(&crate::wasm::bridge::global(), "URL").dyn_into::<Function>().ok() else { return Ok(url) };
-    match caught::construct(&ctor, &js_sys::Array::of1(&url.as_str().into())) {
+    match caught::construct(&ctor, &caught::list(&[&url.as_str().into()])) {
         Ok(parsed) if get(&parsed, "username").as_string().is_some_and(|u| !u.is_empty()) || get(&parsed, "password").as_string().is_some_and(|p| !p.is_empty()) => Err(credentials()),
         // The scheme as fetch sends it; the rest as given.
         Ok(parsed) if !url.starts_with("http") => Ok(get(&parsed, "href").as_string().unwrap_or(url)),
