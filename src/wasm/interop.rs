@@ -293,6 +293,12 @@ pub(crate) fn describe_js(v: &JsValue) -> String {
 /// a word: a Promise (`{}`), a Map or Set (`{}`), a stream or async iterable (`{}`), bytes
 /// (`{"0":…}`), `Headers`, a fetch `Response`; each with how to pass it.
 pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
+    refuse_lossy_of(v, what, false)
+}
+
+/// [`refuse_lossy`]; with `not_bytes`, for a value [`js_bytes`] has turned down, without the
+/// bytes test (whose `Symbol.toStringTag` read is a guarded crossing into JS, made already).
+fn refuse_lossy_of(v: &JsValue, what: &str, not_bytes: bool) -> Result<()> {
     if !v.is_object() {
         return Ok(());
     }
@@ -310,7 +316,7 @@ pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
         } else {
             format!("{what} is a stream (an async iterable), not a JSON value: read it and pass what it yields (for await (const x of stream) …)")
         }
-    } else if v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) || is_buffer(v) {
+    } else if !not_bytes && (v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) || is_buffer(v)) {
         let class = class_name(v).unwrap_or_else(|| "ArrayBuffer".owned());
         let a = if class.starts_with(['A', 'E', 'I', 'O']) { "an" } else { "a" };
         format!("{what} is bytes ({a} {class}), not a JSON value: decode and parse them first (JSON.parse(new TextDecoder().decode(bytes)))")
@@ -348,6 +354,7 @@ fn stream_holder(v: &JsValue) -> Option<String> {
             "stream event is an Error ({name}), thrown by the SDK, not an event: the stream ended there; call finish() for the calls read before it (one cut short comes with INVALID_ARGUMENTS)"
         ));
     }
+    let mut response = JsValue::UNDEFINED;
     for key in ["stream", "body", "data", "response"] {
         let field = get(v, key);
         if field.is_object() && (is_stream(&field) || get(&field, "then").is_function()) {
@@ -355,8 +362,9 @@ fn stream_holder(v: &JsValue) -> Option<String> {
                 "stream event is an SDK's result, not one of the stream's events: push each event of its {key} (for await (const event of result.{key}) acc.push(event))"
             ));
         }
+        // The last one read: `response`, which is read once.
+        response = field;
     }
-    let response = get(v, "response");
     let alone = || caught::keys(v).is_ok_and(|k| k.length() == 1);
     (response.is_object() && get(v, "type").is_undefined() && alone())
         .then(|| "stream event is an SDK's result holding the response in its response (@google/generative-ai's generateContent()): push result.response".owned())
@@ -644,7 +652,16 @@ pub(crate) fn refuse_left_out(v: &JsValue, at: &str) -> std::result::Result<(), 
 
 /// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.
 pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
-    refuse_lossy(v, what)?;
+    json_text_of(v, what, false)
+}
+
+/// [`json_text`] for a value [`js_bytes`] has turned down: not tested for bytes again.
+pub(crate) fn json_text_not_bytes(v: &JsValue, what: &str) -> Result<String> {
+    json_text_of(v, what, true)
+}
+
+fn json_text_of(v: &JsValue, what: &str, not_bytes: bool) -> Result<String> {
+    refuse_lossy_of(v, what, not_bytes)?;
     let text = caught::stringify(v).map_err(|e| {
         // What was thrown (a `toJSON` may throw anything, `null` too): its fields read only
         // where it has them.

@@ -32,12 +32,13 @@ fn name_map_param(v: &JsValue) -> Result<Option<Rc<NameMap>>, Error> {
 
 /// A stream event object as JSON, read as [`from_js`] reads it, but that a surrogate pair split
 /// between two pieces of arguments (each half alone in a JS string, escaped alone by
-/// `JSON.stringify`) can be joined again ([`crate::calls::split_surrogates_event`]).
+/// `JSON.stringify`) can be joined again ([`crate::calls::split_surrogates_event`]). For an
+/// event that `js_bytes` has turned down (no bytes).
 fn event_from_js(event: &JsValue) -> crate::error::Result<Value> {
     if event.is_undefined() || event.is_null() {
         return from_js(event, "stream event");
     }
-    let text = crate::wasm::interop::json_text(event, "stream event")?;
+    let text = crate::wasm::interop::json_text_not_bytes(event, "stream event")?;
     crate::wasm::interop::refuse_non_finite_inside(event, &text, "stream event")?;
     match crate::calls::split_surrogates_event(&text) {
         Some(v) => Ok(v),

@@ -514,6 +514,22 @@ test("getters and proxies are read as JSON once: one that throws on a second rea
   stillWorks();
 });
 
+test("a stream event pushed is read once a key: the checks before JSON read no key twice", () => {
+  // Each read is a guarded crossing into JS: `Symbol.toStringTag` was read by the bytes test and again
+  // by the lossy-value check, `response` twice by the SDK-result check.
+  const reads = [];
+  const event = new Proxy({ id: "c1", object: "chat.completion.chunk", choices: [] }, {
+    get(target, key, receiver) {
+      reads.push(String(key));
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  assert.deepEqual(new tw.ToolCallAccumulator("openai").push(event), []);
+  const twice = reads.filter((k, i) => reads.indexOf(k) !== i);
+  assert.deepEqual(twice, [], `keys read: ${reads.join(", ")}`);
+  for (const k of ["Symbol(Symbol.toStringTag)", "then", "response", "toJSON", "choices"]) assert.ok(reads.includes(k), `${k} read: ${reads.join(", ")}`);
+});
+
 test("cyclic objects", () => {
   const a = { name: "c", inputSchema: { type: "object", properties: {} } };
   a.inputSchema.properties.self = a.inputSchema;
