@@ -234,7 +234,7 @@ pub(crate) fn refuse_unknown_keys(options: &JsValue, what: &str, known: &[&str],
 /// The name of an object's class (`Map`, `Headers`, `Foo`), `None` for a plain object.
 pub(crate) fn class_name(v: &JsValue) -> Option<String> {
     let proto = prototype_of(v).unwrap_or(JsValue::NULL);
-    if proto.is_null() || proto == JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new())) {
+    if proto.is_null() || OBJECT_PROTOTYPE.with(|top| proto == *top) {
         return None;
     }
     get(&get(v, "constructor"), "name").as_string().filter(|n| !n.is_empty() && n != "Object")
