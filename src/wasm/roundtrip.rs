@@ -68,6 +68,10 @@ fn payload_event(bytes: &[u8]) -> crate::error::Result<Value> {
 }
 
 fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, Error> {
+    // Most pushes complete no call: a fresh `[]` without writing and parsing its JSON.
+    if calls.is_empty() {
+        return Ok(js_sys::Array::new().into());
+    }
     to_js(&Value::Array(calls.iter().map(crate::calls::ToolCall::to_value).collect()))
 }
 
