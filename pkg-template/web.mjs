@@ -140,8 +140,12 @@ async function toolwireModule(input) {
   if (isModule(input)) module = input;
   else if (typeof Response === "function" && input instanceof Response) {
     // As wasm-bindgen's loader: a failed response says so, and one not served as application/wasm is read whole.
-    // A no-cors fetch's Response (type "opaque") and Response.error() (type "error") have status 0, no URL and no body.
+    // A no-cors fetch's Response (type "opaque") and Response.error() (type "error") have status 0, no URL and no body;
+    // a redirect-"manual" fetch's answer to a redirect (type "opaqueredirect") has status 0 and no body.
     if (input.type === "opaque") throw new Error('the Response is opaque (type "opaque", from a fetch with mode "no-cors"): its body cannot be read');
+    if (input.type === "opaqueredirect") {
+      throw new Error(`the Response is a redirect that was not followed (type "opaqueredirect", from a fetch with redirect "manual" of ${input.url || "a URL that redirects"}): it has no body`);
+    }
     if (input.type === "error") throw new Error('the Response is a network error (type "error", as Response.error() makes): it has no body');
     if (!input.ok) throw new Error(`failed to fetch Wasm: ${input.status} ${input.statusText} fetching '${input.url}'`);
     if (typeof WebAssembly.compileStreaming === "function") {
@@ -225,6 +229,9 @@ function explain(err, { fetching, url, response, relative, defaulted }) {
       `${message}; a file of another origin can be read only when it is served with CORS headers (Access-Control-Allow-Origin): ` +
       'serve it so and fetch it without mode "no-cors" (or pass initAsync its URL), or serve it from the page\'s origin'
     );
+  }
+  if (response?.type === "opaqueredirect") {
+    return `${message}; fetch the file with redirect "follow" (fetch's default) rather than "manual", or pass initAsync its URL`;
   }
   const type = response?.headers.get("content-type") ?? "";
   if (defaulted && VITE_DEPS.test(url?.pathname ?? "")) {

@@ -1,6 +1,7 @@
 // Loading the .wasm in a real browser, where it fails in ways Node cannot show: a Content Security Policy
 // without 'wasm-unsafe-eval', a page that serves HTML where the .wasm should be (a single-page app's
-// fallback), a cross-origin file served without CORS, an opaque (no-cors) Response, a page opened from file://.
+// fallback), a cross-origin file served without CORS, an opaque (no-cors) Response, an opaque redirect (a redirect
+// "manual" fetch's), a page opened from file://.
 // Each LOAD_FAILED message says what to do; with 'wasm-unsafe-eval' the same page works. And what only such a page
 // shows once loaded: an MCP server its CSP's connect-src leaves out (NETWORK naming it), and a shared memory's
 // buffer where there is no SharedArrayBuffer global (no cross-origin isolation) read as bytes.
@@ -55,6 +56,8 @@ function startServer({ cors }) {
       const csp = url.searchParams.get("csp");
       return send(200, TYPES[".html"], "<!doctype html><meta charset=utf-8><title>blank</title>", csp ? { "content-security-policy": csp } : {});
     }
+    // A .wasm URL that redirects to the file (a CDN's versionless URL).
+    if (url.pathname === "/moved.wasm") return send(302, "text/plain", "", { location: "/pkg/web/toolwire_bg.wasm" });
     // A single-page app's server: any other path under /app/ is its index page.
     if (url.pathname.startsWith("/app/")) return send(200, TYPES[".html"], "<!doctype html><title>app</title><div id=root></div>");
     if (url.pathname.startsWith("/pkg/")) {
@@ -219,12 +222,18 @@ test("an MCP server the page's CSP connect-src leaves out: NETWORK names connect
   assert.match(result, /refused: by the Content Security Policy of the page or worker \(its connect-src must allow the server\), or by the server's CORS policy/);
 });
 
-test("an opaque Response (a no-cors fetch) and Response.error(): LOAD_FAILED says the body cannot be read, and CORS (s30c F4)", async () => {
+test("an opaque Response (a no-cors fetch), an opaque redirect (redirect \"manual\") and Response.error(): LOAD_FAILED says the body cannot be read, and CORS or the redirect (s30c F4, s30r2 F6)", async () => {
   const result = await inBlankPage(async (url) => {
     const tw = await import("/pkg/web.mjs");
     const failure = (input) => tw.initAsync(input).then(() => "loaded", (e) => `${e.code}: ${e.message}`);
-    return { opaque: await failure(fetch(url, { mode: "no-cors" })), error: await failure(Response.error()) };
+    return {
+      opaque: await failure(fetch(url, { mode: "no-cors" })),
+      redirect: await failure(fetch("/moved.wasm", { redirect: "manual" })),
+      error: await failure(Response.error()),
+    };
   }, `${other.origin}/pkg/web/toolwire_bg.wasm`);
+  assert.match(result.redirect, /^LOAD_FAILED: .*failed: the Response is a redirect that was not followed \(type "opaqueredirect", from a fetch with redirect "manual" of http:\/\/127\.0\.0\.1:\d+\/moved\.wasm\): it has no body; /);
+  assert.match(result.redirect, /fetch the file with redirect "follow" \(fetch's default\) rather than "manual", or pass initAsync its URL$/);
   assert.match(result.opaque, /^LOAD_FAILED: .*failed: the Response is opaque \(type "opaque", from a fetch with mode "no-cors"\): its body cannot be read; /);
   assert.match(result.opaque, /served with CORS headers \(Access-Control-Allow-Origin\): serve it so and fetch it without mode "no-cors"/);
   assert.match(result.error, /^LOAD_FAILED: .*failed: the Response is a network error \(type "error", as Response\.error\(\) makes\): it has no body; /);

@@ -60,6 +60,10 @@ test("web: a failed load says what it met and what to do", async () => {
   e = await loadFailure(opaque);
   assert.match(e.message, /failed: the Response is opaque \(type "opaque", from a fetch with mode "no-cors"\): its body cannot be read; .*served with CORS headers \(Access-Control-Allow-Origin\): serve it so and fetch it without mode "no-cors"/);
   assert.doesNotMatch(e.message, /fetching ''|pass the file to initAsync/);
+  // A redirect-"manual" fetch's answer to a redirect (opaqueredirect; s30r2 F6): not followed, so follow it or pass the URL.
+  const redirect = Object.defineProperties(Response.error(), { type: { value: "opaqueredirect" }, url: { value: "https://cdn.example/toolwire.wasm" } });
+  e = await loadFailure(redirect);
+  assert.match(e.message, /failed: the Response is a redirect that was not followed \(type "opaqueredirect", from a fetch with redirect "manual" of https:\/\/cdn\.example\/toolwire\.wasm\): it has no body; fetch the file with redirect "follow" \(fetch's default\) rather than "manual", or pass initAsync its URL$/);
   e = await loadFailure(Response.error());
   assert.match(e.message, /failed: the Response is a network error \(type "error", as Response.error\(\) makes\): it has no body; pass the file to initAsync/);
 
