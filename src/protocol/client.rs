@@ -2772,7 +2772,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", crate::text::to_string(&id.to_value()))))
         });
         let outcome = or_routed(outcome, routed.as_deref(), method);
-        self.answers_out(id, &read, &mut answers, answered(&outcome)).await;
+        self.answers_out(id, &read, &mut answers, answered(&outcome), routed.as_deref()).await;
         or_routed(outcome, routed.as_deref(), method)
     }
 
@@ -2787,8 +2787,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// server has answered; one that comes while a handler is still answering drops the answers
     /// left ([`Client::unless_answered`]), which the server then never gets, and the call returns the
     /// response. So a handler that answers after the response is bounded by the call's total
-    /// and signal, as one before it is.
-    async fn answers_out(&self, id: &Id, read: &CloseSignal, answers: &mut Answers<'_>, answered: bool) {
+    /// and signal, as one before it is. Not `answered` (its reading failed), the response that
+    /// another stream brings while they go out (`routed`, left there for [`or_routed`]) makes it
+    /// answered from then on, as its own stream's would have.
+    async fn answers_out(&self, id: &Id, read: &CloseSignal, answers: &mut Answers<'_>, answered: bool, routed: Option<&Awaited>) {
         if answers.is_empty() {
             return;
         }
@@ -2796,13 +2798,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let call = self.in_flight(id);
         let _paused = call.clone().map(|c| Pausing::new(c, &self.clock));
         let release = async {
-            match call.as_deref().filter(|_| answered) {
-                Some(call) => {
-                    call.answered.set(true);
-                    call.release.wait().await;
+            let Some(call) = call.as_deref() else { return futures_util::future::pending().await };
+            if !answered {
+                match routed {
+                    // Come at any time (taken or not): the outcome is the server's response.
+                    Some(r) => r.arrived.wait_since(0).await,
+                    None => futures_util::future::pending().await,
                 }
-                None => futures_util::future::pending().await,
             }
+            call.answered.set(true);
+            call.release.wait().await;
         };
         let all = async { while answers.next().await.is_some() {} };
         pin_mut!(release, all);
@@ -2857,7 +2862,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Either::Right((outcome, _)) => outcome,
             }
         };
-        self.answers_out(id, &read, &mut answers, answered(&outcome)).await;
+        self.answers_out(id, &read, &mut answers, answered(&outcome), routed.as_deref()).await;
         or_routed(outcome, routed.as_deref(), method)
     }
 

@@ -15,13 +15,13 @@ const MB = 1 << 20;
  * A server in this process: a POST's JSON-RPC request goes to `handle(msg, req, res, json)` (`json(o)` answers it
  * with o as a JSON body); a notification is accepted (202), a DELETE answered 200, another method 405.
  */
-async function startServer(handle) {
+async function startServer(handle, notified = () => {}) {
   const srv = createServer(async (req, res) => {
     let body = "";
     for await (const c of req) body += c;
     const msg = body ? JSON.parse(body) : null;
     if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405), res.end();
-    if (msg.id === undefined) return res.writeHead(202), res.end();
+    if (msg.id === undefined) return notified(msg), res.writeHead(202), res.end();
     const json = (o) => (res.writeHead(200, { "content-type": "application/json" }), res.end(JSON.stringify(o)));
     return handle(msg, req, res, json);
   });
@@ -30,15 +30,18 @@ async function startServer(handle) {
   return { url: `http://127.0.0.1:${srv.address().port}/mcp`, close: () => srv.close() };
 }
 
-/** A server with a healthy handshake and tools/list; `onCall(msg, req, res, json)` answers tools/call. */
-function serve(onCall) {
+/**
+ * A server with a healthy handshake and tools/list; `onCall(msg, req, res, json)` answers tools/call, and
+ * `notified(msg)` sees the client's notifications.
+ */
+function serve(onCall, notified) {
   return startServer((msg, req, res, json) => {
     if (msg.method === "initialize") {
       return json({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } } });
     }
     if (msg.method === "tools/list") return json({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "echo", inputSchema: { type: "object" } }, "junk"] } });
     return onCall(msg, req, res, json);
-  });
+  }, notified);
 }
 
 // First, while the module's memory is as small as it gets: it only grows.
@@ -239,6 +242,65 @@ test("a call answered on another call's stream still sends the answers its own s
     bStream.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: b, result: { content: [{ type: "text", text: "b" }] } })}\n\n`);
     assert.equal((await pending).content[0].text, "b");
   }
+  await client.close();
+  close();
+});
+
+test("a call whose own stream ended without its response is answered by one another stream brings: an abort or its total then resolves it", async () => {
+  // Call "a"'s event stream (ended without an event id) or JSON batch asks the client (elicitation/create) but has
+  // no response; once onRequest is asked, the server writes a's response on call "b"'s stream. onRequest is still
+  // answering when the app aborts "a" (or its maxTotalTimeoutMs passes): "a" resolves with the response, the answer
+  // left is dropped, and no notifications/cancelled goes out for a request the server has answered.
+  let b, bStream;
+  const [answers, cancels] = [[], []];
+  let asked = () => {};
+  const { url, close } = await serve(
+    (msg, req, res, json) => {
+      if (msg.method === undefined) return answers.push(msg), res.writeHead(202).end();
+      const name = msg.params.name;
+      if (name === "b") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(": b's own stream, left open\n\n");
+        [b, bStream] = [msg.id, res];
+        return;
+      }
+      const ask = { jsonrpc: "2.0", id: `ask-${name}`, method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: {} } } };
+      const own = { jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: `${name} on b's` }] } };
+      asked = () => bStream.write(`data: ${JSON.stringify(own)}\n\n`);
+      if (name.startsWith("json")) return json([ask]);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`data: ${JSON.stringify(ask)}\n\n`);
+    },
+    (msg) => msg.method === "notifications/cancelled" && cancels.push(msg.params),
+  );
+  let stop = () => {};
+  let handlerDone = false;
+  const onRequest = async () => {
+    asked();
+    setTimeout(() => stop(), 150);
+    await new Promise((r) => setTimeout(r, 1_500));
+    handlerDone = true;
+    return { action: "accept", content: {} };
+  };
+  const client = new McpClient(url, { timeoutMs: 10_000, capabilities: { elicitation: {} }, onRequest });
+  await client.connect();
+  for (const a of ["sse-abort", "json-abort", "sse-total", "json-total"]) {
+    b = undefined;
+    handlerDone = false;
+    const pending = client.callTool("b", {});
+    while (b === undefined) await new Promise((r) => setTimeout(r, 5));
+    const ac = new AbortController();
+    stop = () => ac.abort();
+    const opts = a.endsWith("abort") ? { signal: ac.signal } : { maxTotalTimeoutMs: 400 };
+    const result = await within(5_000, client.callTool(a, {}, opts), a);
+    assert.equal(result.content[0].text, `${a} on b's`);
+    assert.equal(handlerDone, false, `${a}: resolved before onRequest answered`);
+    bStream.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: b, result: { content: [{ type: "text", text: "b" }] } })}\n\n`);
+    assert.equal((await pending).content[0].text, "b");
+  }
+  await new Promise((r) => setTimeout(r, 1_600));
+  assert.deepEqual(cancels, [], "no cancellation sent");
+  assert.deepEqual(answers, [], "the answers left were dropped");
   await client.close();
   close();
 });

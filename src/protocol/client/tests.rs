@@ -6243,6 +6243,66 @@ fn a_response_another_stream_brings_lets_the_answers_on_its_own_go_out() {
     assert_eq!(client.awaiting.borrow().len(), 0);
 }
 
+/// A call whose own stream (ended without an event id) or JSON body brought a server request but
+/// not the response, and whose response another stream brings while the handler still answers,
+/// is answered from then on: an abort or its total that comes next resolves it with that response
+/// (the answer left is dropped), and no `notifications/cancelled` goes out for it.
+#[test]
+fn a_response_another_stream_brings_after_its_own_ended_answers_the_call() {
+    let ask = json!({"jsonrpc": "2.0", "id": "a-asks", "method": "elicitation/create", "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {}}}});
+    for (json_body, by_total) in [(false, false), (true, false), (false, true), (true, true)] {
+        let (call_b, call_a) = (Live::default(), Live::default());
+        let own = if json_body { json_reply(json!([ask.clone()])) } else { Reply::Live(call_a.clone()) };
+        let (transport, log) = scripted(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Live(call_b.clone()), own, accepted(), accepted()]);
+        let clock = Manual::default();
+        let client = Client::new(transport, clock.clone(), declaring(json!({"elicitation": {}})));
+        // The handler never answers.
+        client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(futures_util::future::pending()))));
+        block_on(client.connect()).unwrap();
+        let settle = || async {
+            for _ in 0..50 {
+                yield_now().await;
+            }
+        };
+        let stop = Rc::new(CloseSignal::default());
+        let stopped = stop.clone();
+        let mut opts = match by_total {
+            true => CallOptions { max_total_timeout_ms: Some(1_000), ..CallOptions::default() },
+            false => CallOptions { cancel: Some(Box::pin(async move { stopped.wait_since(0).await })), ..CallOptions::default() },
+        };
+        let client = &client;
+        let run = async {
+            let (_, a, ()) = futures_util::join!(async { client.request("x", json!({"name": "b"}), &mut CallOptions::default()).await }, async {
+                settle().await;
+                client.request("x", json!({"name": "a"}), &mut opts).await
+            }, async {
+                settle().await;
+                if !json_body {
+                    call_a.message(&ask);
+                    call_a.close();
+                }
+                settle().await;
+                call_b.message(&json!({"jsonrpc": "2.0", "id": 2, "result": {"text": "a on b's stream"}}));
+                settle().await;
+                if by_total {
+                    clock.advance(1_000);
+                } else {
+                    stop.fire();
+                }
+                settle().await;
+                call_b.message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"text": "b"}}));
+            });
+            a
+        };
+        let case = format!("json body: {json_body}, total: {by_total}");
+        let a = bounded(run, 10_000).unwrap_or_else(|| panic!("{case}: both calls ended"));
+        assert_eq!(a.unwrap_or_else(|e| panic!("{case}: {e:?}"))["text"], "a on b's stream", "{case}");
+        let methods: Vec<_> = log.borrow().requests.iter().map(|r| body(r)["method"].clone()).collect();
+        assert_eq!(methods, [json!("initialize"), json!("notifications/initialized"), json!("x"), json!("x")], "{case}: no answer, no cancellation");
+        assert_eq!(client.awaiting.borrow().len(), 0);
+    }
+}
+
 /// `request_checked` (the package's `request()`) gives a known method's result only as the type
 /// it is declared as, where MCP's schema and the SDK's client refuse it too: `PROTOCOL` with the
 /// `result`; fields past those are kept. `tools/call` is checked as `call_tool` checks it; a
