@@ -2863,7 +2863,10 @@ export interface McpCallOptions {
  * not acted on again, as a server may replay from before that id or other streams' events too. A response goes
  * to the request of its id whichever stream brings it (the request's own, another request's stream or JSON batch,
  * the listening one), as the SDK's client matches it: that request ends with it as if its own stream had brought it
- * (the answers to server requests its own stream brought, still being made, go out first; then that stream is closed).
+ * (its own stream is closed at once; the answers to server requests that stream brought, still being made, go out
+ * before the call settles, and a `maxTotalTimeoutMs` or an abort meanwhile drops them and resolves the call with the
+ * response, as `onRequest` says; so too when the response comes while they are made, its own stream having ended
+ * without it).
  * A response to an id the client did not send (ids match exactly: `"1"` is not `1`), or a second response to a
  * request, is ignored; a request whose response never comes ends at its timeout.
  *

@@ -2827,9 +2827,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // result or an error (a timeout or a cancellation drops them, as it drops the call).
         let mut answers: Answers<'_> = FuturesUnordered::new();
         let ended = self.session_ended.generation.get();
-        // Its response that another stream brings ends the reading as its own would: the answers
-        // still going out are sent, then the stream is closed ([`Client::read_here`]). One that
-        // comes while they go out, after the reading failed, is the outcome too.
+        // Its response that another stream brings ends the reading as its own would
+        // ([`Client::read_here`]): the stream is closed, then the answers still going out are
+        // sent ([`Client::answers_out`]). One that comes while they go out, after the reading
+        // failed, is the outcome too, and from then on the call's deadlines and signal no longer
+        // fail it, as they would not had it come first.
         let routed = self.read_here(id);
         let outcome = {
             let left = self.session_left(on);

@@ -200,8 +200,8 @@ test("a response that another call's stream or JSON batch brings reaches its cal
 
 test("a call answered on another call's stream still sends the answers its own stream's requests wait for", async () => {
   // Call "a"'s event stream (or JSON batch) asks the client (elicitation/create); once onRequest is asked, the server
-  // writes a's response on call "b"'s stream, and onRequest answers later. The answer reaches the server before "a"
-  // ends with that response, and a's own stream is closed after.
+  // writes a's response on call "b"'s stream, and onRequest answers later. a's own stream is closed, and the answer
+  // reaches the server before "a" ends with that response.
   let b, bStream, aClosed;
   const answers = [];
   let asked = () => {};
