@@ -989,7 +989,7 @@ fn is_valid_session_id(s: &str) -> bool {
 /// What a NETWORK error says after its reason: short, as the reason is what tells the cases apart.
 /// A refusal by the page's or worker's Content Security Policy (`connect-src`) gives fetch the same
 /// error as one by CORS, so both are named.
-const CORS_HINT: &str = "the server is unreachable, or (from a browser) the request was refused: by the Content Security Policy of the page or worker (its connect-src must allow the server), or by the server's CORS policy: it must answer OPTIONS preflights allowing this origin, the methods GET, POST, DELETE and MCP's request headers, and list mcp-session-id in Access-Control-Expose-Headers (README, \"CORS\")";
+const CORS_HINT: &str = "the server is unreachable, or (from a browser) refused by a Content Security Policy (its connect-src) or by CORS: the server must answer OPTIONS preflights for this origin, GET, POST, DELETE and MCP's headers, and list mcp-session-id in Access-Control-Expose-Headers (README, \"CORS\")";
 
 /// An answer from the listening stream refused with 404 (`Session not found`): the session is gone,
 /// which the stream's reopening finds and renews (as before the answer); listening goes on.
