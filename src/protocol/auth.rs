@@ -53,10 +53,12 @@
 //!   [`AuthHandler`]), with which no request succeeded since, is an `UNAUTHORIZED` error with
 //!   `credentialsRefused`, without a refresh nor the user: a server that refuses every token
 //!   would have the user sign in once per request. So for a step-up not granted: a 403
-//!   `insufficient_scope` to the request sent again with its token (`retried`), and a later request's
-//!   403 with the challenge that one met (`refusedAtOnce`, until a request succeeds), is an
-//!   `UNAUTHORIZED` error with `credentialsRefused` that names the scopes asked for and granted, as
-//!   the official SDK's transport has it (it remembers the challenge it stepped up for). The app's
+//!   `insufficient_scope` to the request sent again with its token with the challenge the step-up
+//!   was for (`retried` and `refusedAtOnce`), and a later request's 403 with that challenge
+//!   (`refusedAtOnce`, until a request succeeds), is an `UNAUTHORIZED` error with
+//!   `credentialsRefused` that names the scopes asked for and granted, as the official SDK's
+//!   transport has it (it remembers the challenge it stepped up for); another challenge (a
+//!   server that names the scopes it misses one at a time) is another step-up. The app's
 //!   `connect()` (or `close()` and a use after it) asks again;
 //! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
 //!   when the server takes one (`client_id_metadata_document_supported`), else registered
@@ -482,13 +484,16 @@ impl<T: Transport + 'static> OAuth<T> {
         // step-up after a 401 (a refresh cannot add scopes), or a refreshed token refused, which
         // the user replaces (spent again, the refresh token would bring another the server
         // refuses). Nothing more: the user was just asked, or the step-up had its try.
-        // A step-up refused again with 403 `insufficient_scope`: the scopes were not granted.
+        // A step-up refused again with 403 `insufficient_scope` and the challenge it was for
+        // (`refusedAtOnce`): the scopes were not granted. With another challenge (a server that
+        // names the scopes it misses one at a time): another step-up.
         let status = info.get("status").and_then(Value::as_u64);
         match info.get("retried").and_then(Value::as_u64) {
             None => {}
             Some(401) if status == Some(403) => {}
             Some(_) if status == Some(401) && self.refreshed.get() => {}
-            Some(403) if status == Some(403) && asks_scope(info) => return Err(self.step_up_refused(info)),
+            Some(403) if status == Some(403) && asks_scope(info) && info.get("refusedAtOnce") == Some(&Value::Bool(true)) => return Err(self.step_up_refused(info)),
+            Some(403) if status == Some(403) && asks_scope(info) => {}
             Some(_) => return Ok(None),
         }
         loop {

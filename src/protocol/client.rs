@@ -374,9 +374,11 @@ impl Related {
 /// sent with headers the handler gave that the server refused at once (a request sent again with
 /// them, refused with 401), and with which no request has succeeded (before or since) nor `connect()` or
 /// `close()` been called: a handler that asks a person may decline rather than ask again for every request;
-/// or the 403 of a request sent with headers the handler gave for a step-up that the server refused
-/// with 403 and the same `WWW-Authenticate` (the scopes were not granted), no request having
-/// succeeded since nor `connect()` or `close()` been called.
+/// or the 403 of a request sent with headers the handler gave for a step-up, with the
+/// `WWW-Authenticate` the step-up was for (the scopes were not granted): the request sent again
+/// after the step-up (`retried`, told to the handler after the last retry too, whose error, or
+/// `None`, is its outcome: it is not sent again), and a later request until one succeeds or
+/// `connect()` or `close()` is called. A 403 with another challenge is another step-up.
 pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
 
 /// How many times one request is sent again with new headers from the [`AuthHandler`]: the
@@ -531,6 +533,11 @@ pub struct Client<T: Transport, C: Clock> {
     /// same 403 to a request sent with them tells the handler (`refusedAtOnce`), as the official
     /// SDK's transport does (one step-up per challenge, not one sign-in per request).
     refused_scope: RefCell<Option<(u64, String)>>,
+    /// The `auth_generation` of the headers the [`AuthHandler`] last gave for a 403 (a step-up),
+    /// and the `WWW-Authenticate` of the refusals they were given for: a request sent again with
+    /// them and refused with one of those is a step-up not granted; with another challenge (the
+    /// server names the scopes it misses one at a time), it is another step-up.
+    stepped_up: RefCell<Option<(u64, Vec<String>)>>,
     /// The latest `auth_generation` a request sent with succeeded: not marked refused at once by a
     /// 401 that comes after (a request of its own the server refuses, or a replica behind).
     accepted_auth: Cell<Option<u64>>,
@@ -1020,6 +1027,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             auth_generation: Cell::new(0),
             refused_auth: Cell::new(None),
             refused_scope: RefCell::new(None),
+            stepped_up: RefCell::new(None),
             accepted_auth: Cell::new(None),
             closing: CloseSignal::default(),
             listening: Cell::new(false),
@@ -2427,17 +2435,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// with new headers marks them refused at once (`refused_auth`), unless a request has
     /// succeeded with them: a later request sent with them and refused with 401 tells the handler
     /// so (`refusedAtOnce`), until one succeeds. So does a 403 to the request sent again with the
-    /// headers of a step-up (`refused_scope`), for a later request refused with the same challenge.
+    /// headers of a step-up, with the challenge the step-up was for (`refused_scope`): for that
+    /// request (even after its last retry: the handler's error is its outcome) and for a later
+    /// request refused with the same challenge.
     async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64, so_far: Reauthorizations) -> Result<bool> {
         let current = self.auth_generation.get() == sent_with;
         if resp.status == 401 && so_far.last.is_some() && current && self.accepted_auth.get() != Some(sent_with) {
             self.refused_auth.set(Some(sent_with));
         }
         let challenge = resp.header("www-authenticate").map(str::to_owned);
-        if let (403, Some(403), true, Some(c)) = (resp.status, so_far.last, current, &challenge) {
+        // Sent again with the headers of a step-up and refused with a challenge it was for: the
+        // scopes were not granted. Another challenge (a server that names the scopes it misses
+        // one at a time) is another step-up, as the official SDK's transport compares the header.
+        let declined = resp.status == 403
+            && so_far.last == Some(403)
+            && challenge.as_ref().is_some_and(|c| self.stepped_up.borrow().as_ref().is_some_and(|(g, cs)| *g == sent_with && cs.contains(c)));
+        if let (true, Some(c)) = (declined, &challenge) {
             *self.refused_scope.borrow_mut() = Some((sent_with, c.clone()));
         }
-        if !so_far.left() {
+        // A step-up declined is told to the handler after the last retry too (it is not sent
+        // again): its error, not a bare 403, is the request's.
+        if !so_far.left() && !declined {
             return Ok(false);
         }
         // Not for a 403: new headers need not carry the scopes it asks for.
@@ -2463,14 +2481,35 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 m.put("refusedAtOnce", true.into());
             }
         }
+        if let (true, Value::Object(m)) = (declined, &mut info) {
+            m.put("refusedAtOnce", true.into());
+        }
         let asked = self.on_unauthorized.borrow().as_ref().map(|h| h(&info));
         let Some(asked) = asked else { return Ok(false) };
         match asked.await? {
             Some(headers) => {
                 self.set_auth_headers(headers);
-                Ok(true)
+                if let (403, Some(c)) = (resp.status, challenge) {
+                    self.stepped_up_for(c);
+                }
+                Ok(so_far.left())
             }
             None => Ok(false),
+        }
+    }
+
+    /// The headers now held are a step-up's for the 403 challenge `c` (with those of the requests
+    /// that got the same headers, which were for the same step-up or joined it).
+    fn stepped_up_for(&self, c: String) {
+        let generation = self.auth_generation.get();
+        let mut stepped_up = self.stepped_up.borrow_mut();
+        match stepped_up.as_mut() {
+            Some((g, cs)) if *g == generation => {
+                if !cs.contains(&c) {
+                    cs.push(c);
+                }
+            }
+            _ => *stepped_up = Some((generation, vec![c])),
         }
     }
 

@@ -139,6 +139,12 @@ async function handle(req, res) {
       res.writeHead(403, { "www-authenticate": `Bearer error="insufficient_scope", scope="tools admin", resource_metadata="${base}/moved-metadata"` });
       return res.end();
     }
+    // The `deploy` tool needs `admin` and `write`: the challenge names the first the token misses (one at a time).
+    const missing = msg.method === "tools/call" && msg.params?.name === "deploy" && ["admin", "write"].find((s) => !seen.scopes.get(token).split(" ").includes(s));
+    if (missing) {
+      res.writeHead(403, { "www-authenticate": `Bearer error="insufficient_scope", scope="${missing}", resource_metadata="${base}/moved-metadata"` });
+      return res.end();
+    }
     if (msg.method === "tools/call" && msg.params?.name === "ask") {
       const id = `ask-${asking.size}-${seen.requests.length}`;
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -418,6 +424,31 @@ describe("McpClient oauth", () => {
       withheld = null;
     }
     await client.close();
+  });
+
+  test("a server that names the scopes a token misses one at a time: a step-up for each, not one declined", async () => {
+    const asked = [];
+    const client = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked.push(r.scope), user(r)) } });
+    await client.connect();
+    assert.match((await client.callTool("deploy", {})).content[0].text, /^token at-\d+$/);
+    assert.match((await client.callTool("deploy", {})).content[0].text, /^token at-\d+$/);
+    assert.deepEqual(asked, ["tools", "tools admin", "tools admin write"]);
+    // The second scope not granted: that step-up is the one declined, and the error names it.
+    const again = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked.push(r.scope), user(r)) } });
+    await again.connect();
+    withheld = "write";
+    try {
+      for (let i = 0; i < 2; i++) {
+        const e = await rejectsWith(again.callTool("deploy", {}), "UNAUTHORIZED");
+        assert.equal(e.credentialsRefused, true);
+        assert.ok(e.message.includes(`asks for the scope "write"`) && e.message.includes(`granted "tools admin"`), e.message);
+      }
+      assert.deepEqual(asked.slice(3), ["tools", "tools admin", "tools admin write"]);
+    } finally {
+      withheld = null;
+    }
+    await client.close();
+    await again.close();
   });
 
   test("offline_access, added where the authorization server lists it, goes with prompt=consent (OpenID Connect Core 11)", async () => {

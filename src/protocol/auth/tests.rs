@@ -54,6 +54,8 @@ struct Config {
     slow_mcp: Vec<usize>,
     /// A scope the authorization server never grants.
     withheld: Option<&'static str>,
+    /// The 403 names the first scope of `needs_scope` the token misses, not all of them.
+    one_at_a_time: bool,
     /// The token endpoint answers a few polls late.
     slow_token: bool,
     /// The registration endpoint answers a few polls late.
@@ -100,6 +102,7 @@ impl Default for Config {
             iss: None,
             slow_mcp: Vec::new(),
             withheld: None,
+            one_at_a_time: false,
             slow_token: false,
             slow_register: false,
             rotate: false,
@@ -186,8 +189,10 @@ impl World {
             };
             if let Some(needed) = c.needs_scope {
                 let granted = scope.unwrap_or_default();
-                if !needed.split(' ').all(|n| granted.split(' ').any(|g| g == n)) {
-                    let challenge = format!("Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}\"", c.prm_at.unwrap_or(""));
+                let missing = needed.split(' ').find(|n| !granted.split(' ').any(|g| g == *n));
+                if let Some(missing) = missing {
+                    let named = if c.one_at_a_time { missing } else { needed };
+                    let challenge = format!("Bearer error=\"insufficient_scope\", scope=\"{named}\", resource_metadata=\"{}\"", c.prm_at.unwrap_or(""));
                     return (403, vec![("www-authenticate".into(), challenge)], String::new());
                 }
             }
@@ -1175,6 +1180,68 @@ fn a_step_up_after_a_refresh_in_the_same_request_asks_the_user() {
     let e = block_on(client.list_tools()).unwrap_err();
     assert_eq!((e.code, e.details.as_ref().unwrap()["status"].as_u64()), (ErrorCode::Unauthorized, Some(403)));
     assert_eq!((asked.borrow().len(), grants(&world).len()), (3, 5));
+    // The step-up declined on the request's last retry: the error says so, as the next request's.
+    assert_eq!(e.details.as_ref().unwrap()["credentialsRefused"], true, "{e:?}");
+    assert!(e.message.contains("\"mcp:admin\""), "{}", e.message);
+    let next = block_on(client.list_tools()).unwrap_err();
+    assert_eq!((next.message, asked.borrow().len()), (e.message, 3));
+}
+
+/// 401, a sign-in, then 403 `insufficient_scope` and a step-up the authorization server does
+/// not grant: the first request's error is the declined step-up's (`credentialsRefused`), as the
+/// next requests' are, though it had no retry left after it.
+#[test]
+fn a_step_up_declined_after_a_sign_in_in_the_same_request_says_so() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    world.state.borrow_mut().tokens[0].1 = "revoked".into();
+    world.config.borrow_mut().needs_scope = Some("mcp:admin");
+    world.config.borrow_mut().withheld = Some("mcp:admin");
+    for _ in 0..3 {
+        let e = block_on(client.list_tools()).unwrap_err();
+        let d = e.details.as_ref().unwrap();
+        assert_eq!((e.code, d["status"].as_u64(), &d["credentialsRefused"]), (ErrorCode::Unauthorized, Some(403), &json!(true)), "{e:?}");
+        assert!(e.message.contains("\"mcp:admin\""), "{}", e.message);
+    }
+    assert_eq!(asked.borrow().len(), 3, "the connect, the sign-in after the 401, the step-up");
+}
+
+/// A server that names the scopes a token misses one at a time (403 `scope="mcp:admin"`, then
+/// with that granted `scope="mcp:write"`): the request sent again after the step-up and refused
+/// for another scope is another step-up, not a step-up declined (as the official SDK's transport
+/// compares the challenge); one declined is told with the scope it was for.
+#[test]
+fn a_server_that_names_the_scopes_it_misses_one_at_a_time_is_stepped_up_for_each() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), one_at_a_time: true, ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    world.config.borrow_mut().challenge_scope = None;
+    world.config.borrow_mut().needs_scope = Some("mcp:admin mcp:write");
+    for _ in 0..2 {
+        assert_eq!(block_on(client.list_tools()).unwrap().len(), 1);
+    }
+    let scopes: Vec<_> = asked.borrow().iter().map(|u| field(&query_params(u), "scope").unwrap_or("").to_owned()).collect();
+    assert_eq!(scopes, ["mcp:read", "mcp:read mcp:admin", "mcp:read mcp:admin mcp:write"]);
+    // The second scope not granted: the step-up for it is the one declined.
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), one_at_a_time: true, withheld: Some("mcp:write"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    world.config.borrow_mut().challenge_scope = None;
+    world.config.borrow_mut().needs_scope = Some("mcp:admin mcp:write");
+    for _ in 0..2 {
+        let e = block_on(client.list_tools()).unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["credentialsRefused"], true, "{e:?}");
+        assert!(e.message.contains("the scope \"mcp:write\"") && e.message.contains("granted \"mcp:read mcp:admin\""), "{}", e.message);
+    }
+    assert_eq!(asked.borrow().len(), 3);
 }
 
 #[test]

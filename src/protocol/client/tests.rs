@@ -3620,7 +3620,7 @@ fn headers_refused_at_once_are_told_to_the_handler_until_a_request_succeeds_or_c
 }
 
 /// Headers the handler gave for a step-up (403 `insufficient_scope`) that the server refused with
-/// the same 403 again: a later request refused with that challenge tells the handler
+/// the same 403 again: that refusal and a later request's with that challenge tell the handler
 /// (`refusedAtOnce`), as the official SDK's transport remembers the challenge it stepped up for;
 /// another challenge does not, nor does that one after a request succeeds.
 #[test]
@@ -3655,7 +3655,57 @@ fn a_step_up_refused_again_is_told_to_the_handler_for_the_same_challenge_until_a
     block_on(h.client.list_tools()).unwrap_err();
     let flags: Vec<_> = asked.borrow().iter().map(|i| (i.get("retried").cloned(), i.get("refusedAtOnce").cloned())).collect();
     let (r, t) = (Some(json!(403)), Some(json!(true)));
-    assert_eq!(flags, [(None, None), (r, None), (None, t), (None, None), (None, None)]);
+    assert_eq!(flags, [(None, None), (r, t.clone()), (None, t), (None, None), (None, None)]);
+}
+
+/// The request sent again after a step-up and refused with another challenge (a server that names
+/// the scopes it misses one at a time) is not a step-up declined: the handler is asked without
+/// `refusedAtOnce`, and the request is sent again with what it gives. Refused with the challenge
+/// of that step-up after its last retry, it is one: the handler is told still (its error is the
+/// request's), and the request is not sent again.
+#[test]
+fn a_step_up_refused_with_another_challenge_is_another_step_up_and_a_declined_one_is_told_after_the_last_retry() {
+    let forbidden = |scope: &str| status_reply(403, vec![("www-authenticate", format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""))], "");
+    let h = harness_with(
+        vec![
+            init_reply("2025-11-25", Some("s")),
+            accepted(),
+            forbidden("admin"),
+            forbidden("write"),
+            Reply::Echo(json!({"tools": []})),
+            forbidden("admin"),
+            forbidden("write"),
+            forbidden("write"),
+        ],
+        ClientOptions::new("http://127.0.0.1/mcp"),
+        10_000,
+    );
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    h.client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        seen.borrow_mut().push(info.clone());
+        let n = seen.borrow().len();
+        let declined = info.get("refusedAtOnce").is_some();
+        Box::pin(async move {
+            if declined {
+                return Err(Error::new(ErrorCode::Unauthorized, "declined").with_detail("credentialsRefused", true));
+            }
+            Ok(Some(vec![("authorization".to_owned(), format!("Bearer up{n}"))]))
+        })
+    })));
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.message, "declined");
+    let flags: Vec<_> = asked.borrow().iter().map(|i| (i.get("retried").cloned(), i["challenge"]["scope"].clone(), i.get("refusedAtOnce").cloned())).collect();
+    let r = Some(json!(403));
+    assert_eq!(
+        flags,
+        [(None, json!("admin"), None), (r.clone(), json!("write"), None), (None, json!("admin"), None), (r.clone(), json!("write"), None), (r, json!("write"), Some(json!(true)))]
+    );
+    // Sent four times with the headers given, not a fifth after the last refusal.
+    let sent: Vec<_> = h.log.borrow().requests[2..].iter().map(|r| header(r, "authorization").unwrap_or("").to_owned()).collect();
+    assert_eq!(sent, ["", "Bearer up1", "Bearer up2", "Bearer up2", "Bearer up3", "Bearer up4"]);
 }
 
 /// Headers a request has succeeded with are not marked refused at once by a 401 that comes after
