@@ -861,8 +861,8 @@ export class ToolwireError extends Error {
    * Signing in again at once would not help. With `status` 403 (`oauth`): a step-up the authorization server did
    * not grant (the server's 403 `insufficient_scope`, with the challenge the step-up was for, to the request sent
    * again with the token the user was asked for; the message names the scope the server asks for and the scope
-   * granted), and every later request the server refuses with that challenge until a request succeeds, which gets
-   * no sign-in (as the official SDK's client has it; `connect()` asks again). A 403 with another challenge (another
+   * granted), the requests that met the same 403 while the user was asked, and every later request the server
+   * refuses with that challenge until a request succeeds, which gets no sign-in (as the official SDK's client has it; `connect()` asks again). A 403 with another challenge (another
    * scope) is another step-up, not this.
    */
   readonly credentialsRefused?: true;
@@ -2508,9 +2508,9 @@ export interface McpClientOptions {
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
    * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
    * for the scopes the server names and those granted, also when it answers the request sent again after a
-   * refresh (not granted, the 403 again with the same challenge is `credentialsRefused`, and so is every later
-   * request refused with it until one succeeds: one sign-in per refusal, not per request; another scope named is
-   * another step-up); a refreshed token the server refuses at once (and with which no request succeeded) is replaced through
+   * refresh (not granted, the 403 again with the same challenge is `credentialsRefused`, and so is every request
+   * that met it meanwhile or later until one succeeds: one sign-in per refusal, not per request; another scope
+   * named is another step-up); a refreshed token the server refuses at once (and with which no request succeeded) is replaced through
    * the user (the refresh token is not spent again for it), asking also for the scopes a 401's `scope` named that
    * were not granted; a token refused after that, or after a sign-in, is the request's `UNAUTHORIZED` error, which says so
    * (`credentialsRefused`), and so is every later request the server refuses with 401 until one succeeds: no

@@ -97,7 +97,9 @@
 //! end in the background, within [`SETTLE_TIMEOUT_MS`], and what it brings is kept and saved; the
 //! next authorization waits for it, and tokens it kept that no request was given are the next
 //! refusal's answer. A step-up that joined another request's authorization runs its
-//! own after it unless that one got its scopes: authorizations run one at a time (one consent
+//! own after it unless that one got its scopes or was a step-up for the same challenge (the
+//! request is sent again with its token: granted, or declined as that one's is, the user asked
+//! once): authorizations run one at a time (one consent
 //! asked at a time), each step-up asking for the scopes granted before it and its own. Every failure but an abort (`ABORTED`) is an
 //! `UNAUTHORIZED` error whose message starts with `OAuth` and says which step failed
 //! (`oauthStep`; a token refused at once, above: `credentialsRefused` instead), with the server's `error` and `error_description` when it sent them
@@ -262,6 +264,8 @@ pub struct OAuth<T> {
     /// held weakly: once no request waits for it, it is dropped (and the host's `authorize`
     /// with it), and the next refusal starts afresh.
     flow: RefCell<Option<WeakShared<FlowFuture>>>,
+    /// The `WWW-Authenticate` of the 403 the authorization under way is a step-up for, if it is one.
+    flow_for: RefCell<Option<String>>,
     /// Whether the client given (`client_id`) is known to be the issuer's held: saved with it, or
     /// used with it in this session. Saved credentials of another client say nothing of it.
     client_tied: Cell<bool>,
@@ -427,6 +431,7 @@ impl<T: Transport + 'static> OAuth<T> {
             withheld: Cell::new(withheld),
             aside: RefCell::new(None),
             flow: RefCell::new(None),
+            flow_for: RefCell::new(None),
             client_tied: Cell::new(client_tied),
             issued: Cell::new(0),
             refreshed: Cell::new(false),
@@ -488,6 +493,7 @@ impl<T: Transport + 'static> OAuth<T> {
         // (`refusedAtOnce`): the scopes were not granted. With another challenge (a server that
         // names the scopes it misses one at a time): another step-up.
         let status = info.get("status").and_then(Value::as_u64);
+        let step_up_for = (status == Some(403) && asks_scope(info)).then(|| info.get("wwwAuthenticate").and_then(Value::as_str)).flatten();
         match info.get("retried").and_then(Value::as_u64) {
             None => {}
             Some(401) if status == Some(403) => {}
@@ -498,16 +504,17 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         loop {
             let running = self.flow.borrow().as_ref().and_then(WeakShared::upgrade);
-            let (flow, mine) = match running {
+            let (flow, mine, same) = match running {
                 // One under way is awaited, whatever it is for: authorizations run one at a time
                 // (one consent at a time, each step-up asking for the scopes of those before it).
-                Some(flow) => (flow, false),
+                Some(flow) => (flow, false, step_up_for.is_some() && self.flow_for.borrow().as_deref() == step_up_for),
                 None => {
                     let me = self.clone();
                     let info = info.clone();
                     let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as FlowFuture).shared();
                     *self.flow.borrow_mut() = flow.downgrade();
-                    (flow, true)
+                    *self.flow_for.borrow_mut() = step_up_for.map(str::to_owned);
+                    (flow, true, false)
                 }
             };
             let out = flow.clone().await;
@@ -523,8 +530,10 @@ impl<T: Transport + 'static> OAuth<T> {
             // A step-up that joined another request's authorization (a refresh, another step-up)
             // still needs its scopes unless that one got them: its own runs after it (after the
             // next one under way, if another request started one meanwhile), asking for those
-            // granted and its own.
-            if !mine && out.is_ok() && !self.covers(info) {
+            // granted and its own. Not when it joined a step-up for the same challenge: the
+            // user was just asked for those scopes; with its token, the request sent again is
+            // granted, or refused as that one's is (not one sign-in per request).
+            if !mine && !same && out.is_ok() && !self.covers(info) {
                 continue;
             }
             return out;

@@ -1244,6 +1244,27 @@ fn a_server_that_names_the_scopes_it_misses_one_at_a_time_is_stepped_up_for_each
     assert_eq!(asked.borrow().len(), 3);
 }
 
+/// Requests that meet the same 403 `insufficient_scope` together share one step-up; when the
+/// authorization server does not grant it, each request's error says so, and the user was asked
+/// once, not once per request.
+#[test]
+fn a_step_up_declined_is_asked_once_for_requests_that_meet_it_together() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    world.config.borrow_mut().challenge_scope = None;
+    world.config.borrow_mut().needs_scope = Some("mcp:admin");
+    world.config.borrow_mut().withheld = Some("mcp:admin");
+    let (mut a, mut b) = (crate::protocol::client::CallOptions::default(), crate::protocol::client::CallOptions::default());
+    let (x, y, z) = block_on(futures_util::future::join3(client.list_tools(), client.request("tools/list", Value::Null, &mut a), client.request("tools/list", Value::Null, &mut b)));
+    for e in [x.unwrap_err(), y.unwrap_err(), z.unwrap_err()] {
+        assert_eq!(e.details.as_ref().unwrap()["credentialsRefused"], true, "{e:?}");
+    }
+    assert_eq!(asked.borrow().len(), 2, "the connect and one step-up");
+}
+
 #[test]
 fn a_401_that_names_scopes_not_granted_refreshes_then_asks_the_user_for_them() {
     let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
