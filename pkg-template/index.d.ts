@@ -861,9 +861,10 @@ export class ToolwireError extends Error {
    * Signing in again at once would not help. With `status` 403 (`oauth`): a step-up the authorization server did
    * not grant (the server's 403 `insufficient_scope`, with the challenge the step-up was for, to the request sent
    * again with the token the user was asked for; the message names the scope the server asks for and the scope
-   * granted), the requests that met the same 403 while the user was asked, and every later request the server
-   * refuses with that challenge until a request succeeds, which gets no sign-in (as the official SDK's client has it; `connect()` asks again). A 403 with another challenge (another
-   * scope) is another step-up, not this.
+   * granted, `bodyPreview` the 403's body), the requests that met the same 403 while the user was asked, and every
+   * later request the server refuses with that challenge until a request succeeds, which gets no sign-in (as the
+   * official SDK's client has it; `connect()` asks again). A 403 with another challenge (another scope) is another
+   * step-up, not this.
    */
   readonly credentialsRefused?: true;
   /** `UNAUTHORIZED` from `oauth`: the `token_type` of a token that is not a bearer token. */

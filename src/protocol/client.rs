@@ -1747,7 +1747,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let mut sent_with = self.auth_generation.get();
             let mut resp = self.transport.send(self.post(body.clone(), true, &extra)).await.map_err(|e| transport_error(e, method))?;
             let mut so_far = Reauthorizations::default();
-            while asks_authorization(&resp) && self.reauthorized(&resp, sent_with, so_far).await? {
+            while asks_authorization(&resp) && {
+                let asked = self.reauthorized(&resp, sent_with, so_far).await;
+                match asked {
+                    Ok(again) => again,
+                    Err(e) => return Err(self.with_refusal_body(e, resp, method).await),
+                }
+            } {
                 so_far.record(resp.status);
                 drop(resp);
                 sent_with = self.auth_generation.get();
@@ -2513,6 +2519,20 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
+    /// The [`AuthHandler`]'s error for a refusal it says stands (`credentialsRefused`: a step-up
+    /// not granted, a token refused at once) with the refusal's body (`bodyPreview`), as the
+    /// plain 401 or 403 error has it: what the server said of it.
+    async fn with_refusal_body(&self, e: Error, resp: HttpResponse<T::Body>, method: &str) -> Error {
+        let details = e.details.as_deref();
+        if details.and_then(|d| d.get("credentialsRefused")) != Some(&Value::Bool(true)) || details.is_some_and(|d| d.contains_key("bodyPreview")) {
+            return e;
+        }
+        match self.status_error(resp, method).await.details.and_then(|mut d| d.remove("bodyPreview")) {
+            Some(text) => e.with_detail("bodyPreview", text),
+            None => e,
+        }
+    }
+
     /// A POST sent with the headers of `sent_with` succeeded: they are not refused (any more),
     /// and a step-up refused before may be tried again, as the official SDK's transport has it
     /// (not after a GET: a listening stream reopened would have the user asked once per reopening).
@@ -2575,7 +2595,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if let Some(body) = again {
             while asks_authorization(&resp) && {
                 refused.set(Some(resp.status));
-                self.reauthorized(&resp, sent_with, so_far).await?
+                let asked = self.reauthorized(&resp, sent_with, so_far).await;
+                match asked {
+                    Ok(again) => again,
+                    Err(e) => return Err(self.with_refusal_body(e, resp, method).await.into()),
+                }
             } {
                 so_far.record(resp.status);
                 drop(resp);
@@ -3312,7 +3336,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 return Err(self.status_error(resp, &format!("the answer to {method}")).await);
             }
-            if self.reauthorized(&resp, sent_with, so_far).await? {
+            let asked = self.reauthorized(&resp, sent_with, so_far).await;
+            let again = match asked {
+                Ok(again) => again,
+                Err(e) => return Err(self.with_refusal_body(e, resp, &format!("the answer to {method}")).await),
+            };
+            if again {
                 so_far.record(resp.status);
                 // Not on a session that came meanwhile.
                 if !self.is_current(on) {

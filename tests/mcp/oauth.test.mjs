@@ -136,8 +136,8 @@ async function handle(req, res) {
     }
     // The `admin` tool needs the `admin` scope too (a step-up).
     if (msg.method === "tools/call" && msg.params?.name === "admin" && !seen.scopes.get(token).split(" ").includes("admin")) {
-      res.writeHead(403, { "www-authenticate": `Bearer error="insufficient_scope", scope="tools admin", resource_metadata="${base}/moved-metadata"` });
-      return res.end();
+      res.writeHead(403, { "content-type": "application/json", "www-authenticate": `Bearer error="insufficient_scope", scope="tools admin", resource_metadata="${base}/moved-metadata"` });
+      return res.end(JSON.stringify({ error: "insufficient_scope", error_description: "ask your workspace owner for the admin role" }));
     }
     // The `deploy` tool needs `admin` and `write`: the challenge names the first the token misses (one at a time).
     const missing = msg.method === "tools/call" && msg.params?.name === "deploy" && ["admin", "write"].find((s) => !seen.scopes.get(token).split(" ").includes(s));
@@ -420,6 +420,34 @@ describe("McpClient oauth", () => {
       refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
       refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
       assert.equal(asked, 3);
+    } finally {
+      withheld = null;
+    }
+    await client.close();
+  });
+
+  test("a step-up not granted: calls that meet it together, and one after a sign-in, say so; the 403's body is kept", async () => {
+    let asked = 0;
+    const client = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)) } });
+    await client.connect();
+    withheld = "admin";
+    try {
+      const refused = (e) => {
+        assert.equal(e.credentialsRefused, true, e.message);
+        assert.equal(e.challenge.scope, "tools admin");
+        assert.equal(JSON.parse(e.bodyPreview).error_description, "ask your workspace owner for the admin role");
+      };
+      // Three calls at once (a model's parallel tool calls): one step-up, each call told it was declined.
+      const calls = await Promise.allSettled([1, 2, 3].map(() => client.callTool("admin", {})));
+      for (const c of calls) refused(c.reason);
+      assert.equal(asked, 2, "the connect and one step-up, not one per call");
+      // The token no longer taken (revoked: 401, no refresh): a sign-in, the 403, the step-up declined,
+      // all in one call, whose error says so as the next call's does.
+      seen.tokens.clear();
+      seen.refresh.clear();
+      refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
+      refused(await rejectsWith(client.callTool("admin", {}), "UNAUTHORIZED"));
+      assert.equal(asked, 4);
     } finally {
       withheld = null;
     }

@@ -3662,10 +3662,10 @@ fn a_step_up_refused_again_is_told_to_the_handler_for_the_same_challenge_until_a
 /// the scopes it misses one at a time) is not a step-up declined: the handler is asked without
 /// `refusedAtOnce`, and the request is sent again with what it gives. Refused with the challenge
 /// of that step-up after its last retry, it is one: the handler is told still (its error is the
-/// request's), and the request is not sent again.
+/// request's, with the 403's body as the plain 403 error has it), and the request is not sent again.
 #[test]
 fn a_step_up_refused_with_another_challenge_is_another_step_up_and_a_declined_one_is_told_after_the_last_retry() {
-    let forbidden = |scope: &str| status_reply(403, vec![("www-authenticate", format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""))], "");
+    let forbidden = |scope: &str| status_reply(403, vec![("www-authenticate", format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""))], "ask your workspace owner");
     let h = harness_with(
         vec![
             init_reply("2025-11-25", Some("s")),
@@ -3697,6 +3697,7 @@ fn a_step_up_refused_with_another_challenge_is_another_step_up_and_a_declined_on
     block_on(h.client.list_tools()).unwrap();
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.message, "declined");
+    assert_eq!(e.details.as_ref().unwrap()["bodyPreview"], "ask your workspace owner");
     let flags: Vec<_> = asked.borrow().iter().map(|i| (i.get("retried").cloned(), i["challenge"]["scope"].clone(), i.get("refusedAtOnce").cloned())).collect();
     let r = Some(json!(403));
     assert_eq!(
