@@ -1920,6 +1920,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         .with_detail("status", status)
                         .with_detail("sessionExpired", true));
                     }
+                    let switching = e.details.as_mut().and_then(|d| d.remove("otherRevision")).is_some();
                     if retried {
                         // A refusal of the version again: the server's own answer.
                         e.details.as_mut().map(|d| d.remove("sessionExpired"));
@@ -1927,6 +1928,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                     retried = true;
                     self.renew_session(gen, method, opts).await?;
+                    // A refusal that seemed to say the server speaks another revision now, yet the
+                    // new handshake found the same one: the refusal is the server's answer to the
+                    // request (which may have run), and it is not sent again.
+                    if switching && self.is_modern() == modern {
+                        e.details.as_mut().map(|d| d.remove("sessionExpired"));
+                        return Err(e);
+                    }
                     // A cursor of the old session means nothing to the new one (or another page).
                     if paged {
                         return Err(Error::new(
@@ -2625,7 +2633,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A server that speaks another revision now (redeployed): with the auto era, a new
             // handshake finds out which, as for an expired session.
             if status == 400 && self.other_revision(method, &e) {
-                return Err(Failure::Error(e.with_detail("sessionExpired", true)));
+                return Err(Failure::Error(e.with_detail("sessionExpired", true).with_detail("otherRevision", true)));
             }
             return Err(e.into());
         }
@@ -5162,11 +5170,16 @@ fn names_legacy(e: &Error) -> bool {
     supported.is_some_and(|v| !v.iter().any(|v| v == MODERN_PROTOCOL_VERSION) && v.iter().any(|v| v.as_str().is_some_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v))))
 }
 
-/// Whether a JSON-RPC error's message asks for a session (the MCP SDKs' servers: "Bad Request:
-/// Mcp-Session-Id header is required", "Bad Request: Missing session ID").
+/// Whether a JSON-RPC error's message is an MCP SDK's 2025 server's refusal of a request without
+/// a session, word for word (TypeScript: "Bad Request: Mcp-Session-Id header is required", and
+/// "Bad Request: No valid session ID provided" from the servers built on its examples; Python:
+/// "Bad Request: Missing session ID"). Not any message with "session" in it
+/// (`arguments.session_name must be a string`): that is the server's answer to the request.
 fn asks_session(e: &Error) -> bool {
     let message = e.details.as_ref().and_then(|d| d.get("rpcError")).and_then(|r| r.get("message")).and_then(Value::as_str).unwrap_or("");
-    message.to_ascii_lowercase().contains("session")
+    ["Bad Request: Mcp-Session-Id header is required", "Bad Request: No valid session ID provided", "Bad Request: Missing session ID"]
+        .iter()
+        .any(|m| message.trim().eq_ignore_ascii_case(m))
 }
 
 /// A server's JSON-RPC error as the caller's: `JSONRPC_ERROR` with `rpcCode` and `data`, and the

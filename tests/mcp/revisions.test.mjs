@@ -262,6 +262,32 @@ test("era auto: a server redeployed to another revision while connected is follo
   close();
 });
 
+test("era auto: a 2026-07-28 server's 400 that merely mentions a session is the call's error, the call sent once", async () => {
+  const done = (r) => ({ ...r, resultType: "complete" });
+  for (const error of [
+    { code: -32600, message: "Invalid request: arguments.session_name must be a string" },
+    { code: -32000, message: "Upstream session expired; re-authenticate with the bank" },
+  ]) {
+    let calls = 0;
+    const { url, seen, close } = await startServer((m) => {
+      if (m.method === "initialize") return { refuse: [400, { code: -32020, message: "Missing MCP-Protocol-Version header" }] };
+      if (m.method === "server/discover") return done({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, serverInfo: { name: "m", version: "1" } });
+      if (m.method === "tools/list") return done({ tools: [{ name: "transfer", inputSchema: { type: "object" } }], ttlMs: 60_000 });
+      calls++;
+      return { refuse: [400, error] };
+    });
+    const client = new McpClient(url, { timeoutMs: 5000 });
+    await client.connect();
+    const before = seen.length;
+    const e = await rejectsWith(client.callTool("transfer", { amount: 100 }), "JSONRPC_ERROR");
+    assert.equal(e.rpcCode, error.code);
+    assert.deepEqual([seen.slice(before).map((s) => s.method), calls], [["tools/call"], 1], error.message);
+    assert.equal(client.protocolVersion, "2026-07-28");
+    await client.close();
+    close();
+  }
+});
+
 test("2026-07-28: an onRequest answer that is no ElicitResult or CreateMessageResult fails the call, INPUT_REQUIRED, and is not sent", async () => {
   const done = (r) => ({ ...r, resultType: "complete" });
   const asks = {

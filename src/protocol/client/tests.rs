@@ -4302,9 +4302,14 @@ fn auto_follows_a_server_that_changed_revision_every_way() {
         let body = json!({"jsonrpc": "2.0", "id": "server-error", "error": {"code": -32600, "message": "Bad Request: Missing session ID"}});
         status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
     };
+    // The servers built on the TypeScript SDK's examples.
+    let no_valid_session = || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
     let listed = || Reply::Echo(json!({"tools": []}));
     let methods = |h: &Harness| h.log.borrow().requests.iter().map(|r| body(r)["method"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>();
-    for refusal in [legacy_only, session_required, session_missing] {
+    for refusal in [legacy_only, session_required, session_missing, no_valid_session] {
         // Connected as a 2026-07-28 server (it refused initialize), then gone back to 2025-11-25:
         // server/discover refused too, then initialize.
         let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), refusal(), refusal(), Reply::Echo(json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "t", "version": "1"}})), accepted(), listed()]);
@@ -4314,11 +4319,13 @@ fn auto_follows_a_server_that_changed_revision_every_way() {
         assert!(!h.client.is_modern());
         assert_eq!(h.client.protocol_version().as_deref(), Some("2025-11-25"));
         assert_eq!(methods(&h), ["initialize", "server/discover", "tools/list", "server/discover", "initialize", "notifications/initialized", "tools/list"]);
-        // Refused again after the new handshake: the request's error, no third handshake.
-        let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), refusal(), discover_reply(), refusal()]);
+        // The new handshake finds the same revision: the refusal is the request's error, and the
+        // request is not sent again (it may have run).
+        let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), refusal(), discover_reply()]);
         block_on(h.client.connect()).unwrap();
-        assert!(block_on(h.client.list_tools()).is_err());
-        assert_eq!(methods(&h), ["initialize", "server/discover", "tools/list", "server/discover", "tools/list"]);
+        let e = block_on(h.client.list_tools()).unwrap_err();
+        assert!(!e.details.unwrap().contains_key("sessionExpired"));
+        assert_eq!(methods(&h), ["initialize", "server/discover", "tools/list", "server/discover"]);
         // The modern era reports it.
         let h = harness_with(vec![discover_reply(), refusal()], modern(), 10_000);
         block_on(h.client.connect()).unwrap();
@@ -4351,6 +4358,25 @@ fn auto_follows_a_server_that_changed_revision_every_way() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!((e.code, rpc_code(&e)), (ErrorCode::HttpStatus, Some(-32020)));
     assert_eq!(h.log.borrow().requests.len(), 3);
+}
+
+/// A 2026-07-28 server that was not redeployed refuses a call with 400 and a message that merely
+/// mentions a session (-32600 `arguments.session_name must be a string`, -32000 `Upstream session
+/// expired`): that is its answer to the call, which is sent once, with no new handshake. Only the
+/// MCP SDKs' own refusals of a request without a session say the server speaks 2025 now.
+#[test]
+fn auto_sends_a_call_once_when_its_refusal_merely_mentions_a_session() {
+    let methods = |h: &Harness| h.log.borrow().requests.iter().map(|r| body(r)["method"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>();
+    for (code, message) in [(-32600, "Invalid request: arguments.session_name must be a string"), (-32000, "Upstream session expired; re-authenticate with the bank")] {
+        let refusal = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": code, "message": message}});
+        let refusal = status_reply(400, vec![("content-type", "application/json".into())], &refusal.to_string());
+        let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), refusal, discover_reply(), Reply::Echo(json!({"content": []}))]);
+        block_on(h.client.connect()).unwrap();
+        let e = block_on(h.client.call_tool("transfer", json!({"amount": 100}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!((e.code, rpc_code(&e)), (ErrorCode::JsonRpcError, Some(code)));
+        assert!(!e.details.unwrap().contains_key("sessionExpired"));
+        assert_eq!(methods(&h), ["initialize", "server/discover", "tools/call"]);
+    }
 }
 
 /// subscriptions/listen: an error answer is the caller's error, not "not offered"; a result at
