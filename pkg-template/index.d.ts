@@ -2952,6 +2952,8 @@ export class McpClient {
    * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
+   * A session renewal that changes the revision (`era: "auto"`, a server redeployed while connected) moves the
+   * listening to the new revision's: from the standalone stream to `subscriptions/listen`, or back.
    * A second `listen()` while one runs opens nothing: it settles as the first does. The stream does not keep the
    * client (as with the `listen` option): one let go without `close()` or `free()` (garbage-collected) stops
    * listening within about a second, its fetch aborted, and `listen()` resolves `true` (no callback called after);

@@ -4477,6 +4477,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut failed, mut opened, mut reauthorized) = (0u32, false, Reauthorizations::default());
         let mut last_status = Got::default();
         loop {
+            // A handshake under way (a renewal, connect()) first: the subscription is the new session's.
+            while self.reinitializing.get() {
+                self.reinitialized.wait().await;
+            }
+            // The handshake spoke a 2025 revision (the auto era found the server redeployed as
+            // one, at a request's refusal): that revision has no subscription but the standalone
+            // stream (GET), which a listen() begun in it opens.
+            if self.is_connected() && !self.is_modern() {
+                return Box::pin(self.listen_until_closed()).await;
+            }
             let id = self.new_id();
             let filter = object([("toolsListChanged", true.into()), ("promptsListChanged", true.into()), ("resourcesListChanged", true.into())]);
             let params = self.with_meta(&object([("notifications", filter)]), None);

@@ -262,6 +262,61 @@ test("era auto: a server redeployed to another revision while connected is follo
   close();
 });
 
+test("era auto, listen: a server redeployed from 2026-07-28 to 2025 is listened to on the GET stream, no more subscriptions/listen", async () => {
+  const done = (r) => ({ ...r, resultType: "complete" });
+  let modern = true;
+  const seen = [];
+  const open = new Set();
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const msg = body ? JSON.parse(body) : undefined;
+    const sid = req.headers["mcp-session-id"];
+    seen.push(`${modern ? "M" : "L"}:${req.method} ${msg?.method ?? ""}${sid ? "[S]" : ""}`);
+    const json = (r, h = {}) => (res.writeHead(200, { "content-type": "application/json", ...h }), res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...r })));
+    const refuse = (error) => (res.writeHead(400, { "content-type": "application/json" }), res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error })));
+    const stream = () => (res.writeHead(200, { "content-type": "text/event-stream" }), res.write(": open\n\n"), open.add(res));
+    if (modern) {
+      if (req.method !== "POST") return res.writeHead(405), res.end();
+      if (msg.method === "initialize") return refuse({ code: -32020, message: "Missing MCP-Protocol-Version header" });
+      if (msg.method === "server/discover") return json({ result: done({ supportedVersions: ["2026-07-28"], capabilities: { tools: { listChanged: true } }, serverInfo: { name: "m", version: "1" } }) });
+      if (msg.method === "subscriptions/listen") return stream();
+      return json({ result: done({ tools: [{ name: "a", inputSchema: { type: "object" } }], ttlMs: 60_000 }) });
+    }
+    // A 2025-11-25 server built on the MCP SDK: a request without a session refused, -32601 for a method it lacks.
+    if (req.method === "DELETE") return res.writeHead(200), res.end();
+    if (msg?.method !== "initialize" && !sid) return refuse({ code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
+    if (req.method === "GET") return stream();
+    if (msg.id === undefined) return res.writeHead(202), res.end();
+    if (msg.method === "initialize") return json({ result: initResult("2025-11-25") }, { "mcp-session-id": "S1" });
+    if (msg.method === "tools/call") return json({ result: { content: [{ type: "text", text: "legacy" }] } });
+    return json({ error: { code: -32601, message: "Method not found" } });
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const ends = [];
+  const client = new McpClient(`http://127.0.0.1:${srv.address().port}/mcp`, { timeoutMs: 5000, listen: { onEnd: (e) => ends.push(e) } });
+  await client.connect();
+  const waitFor = async (what, ok) => {
+    for (let t = 0; !ok(); t += 20) {
+      if (t > 8000) throw new Error(`no ${what}: ${seen.join(" ; ")}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await waitFor("subscription", () => seen.includes("M:POST subscriptions/listen"));
+  // Redeployed: the subscription ends with the old server.
+  modern = false;
+  for (const r of open) r.destroy();
+  open.clear();
+  assert.deepEqual((await client.callTool("a", {})).content, [{ type: "text", text: "legacy" }]);
+  assert.equal(client.protocolVersion, "2025-11-25");
+  await waitFor("GET stream", () => seen.includes("L:GET [S]"));
+  assert.deepEqual(seen.filter((s) => s.startsWith("L:") && s.includes("subscriptions/listen")), []);
+  assert.deepEqual(ends, []);
+  await client.close();
+  srv.closeAllConnections();
+  srv.close();
+});
+
 test("era auto: a 2026-07-28 server's 400 that merely mentions a session is the call's error, the call sent once", async () => {
   const done = (r) => ({ ...r, resultType: "complete" });
   for (const error of [

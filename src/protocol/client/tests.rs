@@ -7364,6 +7364,58 @@ fn a_renewal_into_2026_07_28_moves_listen_to_the_subscription() {
     }
 }
 
+/// The other way: a session renewal that ends in a 2025 revision (the auto era finding the server
+/// redeployed as one, at a request's refusal) moves a listen() begun in 2026-07-28 to what that
+/// revision has instead: the standalone stream (GET) on the new session, no more
+/// `subscriptions/listen` (such a server answers it -32601, and listen() would give up).
+#[test]
+fn a_renewal_into_2025_moves_listen_to_the_standalone_stream() {
+    let (turned, subscription, listening) = (Rc::new(Cell::new(false)), Live::default(), Live::default());
+    let (t, sub, lis) = (turned.clone(), subscription.clone(), listening.clone());
+    let session_required = || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
+    let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        let on_s1 = header(req, "mcp-session-id") == Some("s1");
+        match (t.get(), req.method, b["method"].as_str()) {
+            (false, _, Some("initialize")) => rpc_status(400, -32020, Value::Null),
+            (false, _, Some("server/discover")) => discover_reply(),
+            (false, _, Some("subscriptions/listen")) => Reply::Live(sub.clone()),
+            (false, _, Some("tools/list")) => Reply::Echo(json!({"tools": [], "resultType": "complete"})),
+            (true, _, Some("initialize")) => init_reply_id(b["id"].as_i64().unwrap_or_default(), "2025-11-25", Some("s1")),
+            (true, Method::Get, _) if on_s1 => Reply::Live(lis.clone()),
+            (true, Method::Delete, _) | (true, _, Some("notifications/initialized")) => accepted(),
+            (true, _, Some("subscriptions/listen")) if on_s1 => json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "error": {"code": -32601, "message": "Method not found"}})),
+            (true, _, Some("tools/list")) if on_s1 => Reply::Echo(json!({"tools": []})),
+            (true, _, _) => session_required(),
+            _ => accepted(),
+        }
+    }))]);
+    block_on(h.client.connect()).unwrap();
+    assert!(h.client.is_modern());
+    let (listened, listed) = block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| h.log.borrow().requests.iter().any(|r| body(r)["method"] == "subscriptions/listen")).await;
+        turned.set(true);
+        let listed = h.client.list_tools().await;
+        // The redeployed server ended the subscription.
+        subscription.close();
+        until(|| h.log.borrow().requests.iter().any(|r| r.method == Method::Get)).await;
+        h.client.close().await.unwrap();
+        listed
+    }));
+    assert_eq!(listed.unwrap(), Vec::<Value>::new());
+    assert!(!h.client.is_modern());
+    assert_eq!(listened, Ok(true));
+    let log = h.log.borrow();
+    let subscriptions = log.requests.iter().filter(|r| body(r)["method"] == "subscriptions/listen").count();
+    assert_eq!(subscriptions, 1, "no subscriptions/listen on the 2025 session");
+    let gets: Vec<Option<&str>> = log.requests.iter().filter(|r| r.method == Method::Get).map(|r| header(r, "mcp-session-id")).collect();
+    assert_eq!(gets, [Some("s1")]);
+    assert!(listening.dropped() || listening.closed(), "the standalone stream read until close()");
+}
+
 /// A response in hand is the call's, whatever comes after it (probe rv2 F5): in a JSON body (a
 /// 2025-03-26 batch) or on a stream, beside a server request whose handler answers after the
 /// response came, the call's total deadline or its signal ends only the wait for that answer. The
