@@ -5052,17 +5052,25 @@ fn message_result_problem(result: &Value, tools: bool) -> Option<String> {
     if !result.get("role").and_then(Value::as_str).is_some_and(|r| matches!(r, "user" | "assistant")) {
         return Some(format!("its role is {}, not user or assistant", result.get("role").map_or("missing".owned(), shown)));
     }
+    // A block of a known type is told what it lacks; one of another type, which types it may be.
     let block = |b: &Value| -> Option<String> {
         let string = |k: &str| b.get(k).is_some_and(Value::is_string);
-        let fits = match b.get("type").and_then(Value::as_str) {
-            Some("text") => string("text"),
-            Some("image" | "audio") => string("data") && string("mimeType"),
-            Some("tool_use") if tools => string("id") && string("name") && b.get("input").is_some_and(Value::is_object),
-            Some("tool_result") if tools => string("toolUseId") && b.get("content").is_some_and(Value::is_array),
-            _ => false,
+        let (kind, fits, needs) = match b.get("type").and_then(Value::as_str) {
+            Some(kind @ "text") => (kind, string("text"), "a string `text`"),
+            Some(kind @ ("image" | "audio")) => (kind, string("data") && string("mimeType"), "a string `data` and `mimeType`"),
+            Some(kind @ "tool_use") if tools => {
+                (kind, string("id") && string("name") && b.get("input").is_some_and(Value::is_object), "a string `id` and `name` and an object `input`")
+            }
+            // The SDK takes a `content` left out for [] (a null is refused, as it refuses one).
+            Some(kind @ "tool_result") if tools => {
+                (kind, string("toolUseId") && b.get("content").is_none_or(Value::is_array), "a string `toolUseId`, and a `content` that is an array if it has one")
+            }
+            _ => {
+                let kinds = if tools { "text, image, audio, tool_use or tool_result" } else { "text, image or audio" };
+                return Some(format!("its content {} is no {kinds} content block", shown(b)));
+            }
         };
-        let kinds = if tools { "text, image, audio, tool_use or tool_result" } else { "text, image or audio" };
-        (!fits).then(|| format!("its content {} is no {kinds} content block", shown(b)))
+        (!fits).then(|| format!("its {kind} content block {} needs {needs}", shown(b)))
     };
     match result.get("content") {
         None => Some("it has no content".owned()),

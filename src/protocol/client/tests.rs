@@ -624,11 +624,15 @@ fn an_answer_of_the_wrong_shape_is_refused_as_the_sdk_refuses_it() {
         ("sampling/createMessage", &sample, json!({"model": "m", "role": "system", "content": text}), Some("Invalid sampling result: its role is string: \"system\"")),
         ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant"}), Some("Invalid sampling result: it has no content")),
         ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant", "content": [text]}), Some("Invalid sampling result: its content array")),
-        ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant", "content": {"type": "image", "data": "x"}}), Some("no text, image or audio content block")),
+        ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant", "content": {"type": "image", "data": "x"}}), Some("its image content block object: {\"type\":\"image\",\"data\":\"x\"} needs a string `data` and `mimeType`")),
         ("sampling/createMessage", &sample, json!({"model": "m", "role": "assistant", "content": {"type": "tool_use", "id": "u", "name": "t", "input": {}}}), Some("no text, image or audio content block")),
         ("sampling/createMessage", &sample, json!({"model": "m", "role": "user", "content": text, "stopReason": "other"}), None),
         ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [text, {"type": "tool_use", "id": "u", "name": "t", "input": {}}]}), None),
-        ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [{"type": "tool_use", "id": "u"}]}), Some("tool_use or tool_result content block")),
+        ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [{"type": "tool_use", "id": "u"}]}), Some("its tool_use content block")),
+        // The SDK's schema takes a tool_result's `content` left out for [].
+        ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [{"type": "tool_use", "id": "u1", "name": "t", "input": {}}, {"type": "tool_result", "toolUseId": "u1"}]}), None),
+        ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [{"type": "tool_result", "toolUseId": "u1", "content": null}]}), Some("its tool_result content block object: {\"type\":\"tool_result\",\"toolUseId\":\"u1\",\"content\":null} needs a string `toolUseId`, and a `content` that is an array if it has one")),
+        ("sampling/createMessage", &with_tools, json!({"model": "m", "role": "assistant", "content": [{"type": "video"}]}), Some("is no text, image, audio, tool_use or tool_result content block")),
         ("roots/list", &Value::Null, json!({"anything": 1}), None),
     ] {
         let got = invalid_answer(method, params, &answer);
