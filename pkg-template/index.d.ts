@@ -2331,7 +2331,9 @@ export interface McpClientOptions {
    * 2026-07-28 server refuses it (-32022 naming 2026-07-28 in `supported`, -32020, -32021), or a 2026-07-28 one's
    * refused with -32022 naming only 2025 revisions, or with the MCP SDKs' own 400 for a request without
    * `Mcp-Session-Id` (-32000 "Bad Request: Mcp-Session-Id header is required" or "Bad Request: No valid session ID
-   * provided", -32600 "Bad Request: Missing session ID", word for word); once per request, and only when the new handshake lands on the other revision (on the same
+   * provided", -32600 "Bad Request: Missing session ID", word for word), or as the TypeScript SDK's 2025 transport
+   * refuses a 2026-07-28 request (-32000 "Bad Request: Unsupported protocol version: 2026-07-28 (supported versions:
+   * ...)" naming 2025 revisions, or "Bad Request: Server not initialized"); once per request, and only when the new handshake lands on the other revision (on the same
    * one, or refused again, the request rejects with the server's refusal, and is not sent again).
    * Not over the deprecated HTTP+SSE transport (`transport`), which 2026-07-28 does not have: there
    * such a refusal is `UNSUPPORTED_PROTOCOL_VERSION` (`laterRevision: true`), and no `server/discover` is sent.

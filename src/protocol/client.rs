@@ -2684,7 +2684,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// headers that revision needs, -32021); a 2026-07-28 one refused with -32022 naming only
     /// 2025 revisions toolwire speaks, or as a 2025 server built on an MCP SDK refuses a request
     /// without a session (TypeScript: -32000 "Mcp-Session-Id header is required"; Python: -32600
-    /// "Missing session ID"). The handshakes are not: theirs are
+    /// "Missing session ID"), or as its 2025 transport refuses a 2026-07-28 request
+    /// ([`sdk_refuses_modern`]). The handshakes are not: theirs are
     /// read there ([`Client::handshake`]).
     fn other_revision(&self, method: &str, e: &Error) -> bool {
         if self.opts.era != Era::Auto || matches!(method, "initialize" | "server/discover") {
@@ -2692,7 +2693,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let refused_version = e.code == ErrorCode::UnsupportedProtocolVersion;
         if self.is_modern() {
-            (refused_version && names_legacy(e)) || (matches!(rpc_code(e), Some(-32000 | -32600)) && asks_session(e))
+            (refused_version && names_legacy(e)) || (matches!(rpc_code(e), Some(-32000 | -32600)) && asks_session(e)) || sdk_refuses_modern(e)
         } else {
             (refused_version && names_modern(e)) || matches!(rpc_code(e), Some(-32021..=-32020))
         }
@@ -5186,6 +5187,29 @@ fn names_modern(e: &Error) -> bool {
 fn names_legacy(e: &Error) -> bool {
     let supported = e.details.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
     supported.is_some_and(|v| !v.iter().any(|v| v == MODERN_PROTOCOL_VERSION) && v.iter().any(|v| v.as_str().is_some_and(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v))))
+}
+
+/// Whether a JSON-RPC error is the TypeScript SDK's 2025 transport refusing a 2026-07-28 request
+/// before it ran (-32000, word for word): "Bad Request: Unsupported protocol version: 2026-07-28
+/// (supported versions: ...)" from a stateless one, whose list (if given) names a 2025 revision
+/// toolwire speaks and not 2026-07-28, as a -32022 would; "Bad Request: Server not initialized"
+/// from a stateful one that no client initialized yet.
+fn sdk_refuses_modern(e: &Error) -> bool {
+    let message = e.details.as_ref().and_then(|d| d.get("rpcError")).and_then(|r| r.get("message")).and_then(Value::as_str).unwrap_or("").trim();
+    if rpc_code(e) != Some(-32000) {
+        return false;
+    }
+    if message.eq_ignore_ascii_case("Bad Request: Server not initialized") {
+        return true;
+    }
+    let Some(refused) = message.strip_prefix("Bad Request: Unsupported protocol version: ") else { return false };
+    match refused.split_once("(supported versions:") {
+        Some((_, list)) => {
+            let supported: Vec<&str> = list.trim_end_matches(')').split(',').map(str::trim).collect();
+            !supported.contains(&MODERN_PROTOCOL_VERSION) && supported.iter().any(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(v))
+        }
+        None => true,
+    }
 }
 
 /// Whether a JSON-RPC error's message is an MCP SDK's 2025 server's refusal of a request without

@@ -4311,9 +4311,19 @@ fn auto_follows_a_server_that_changed_revision_every_way() {
         let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}});
         status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
     };
+    // The TypeScript SDK's transport, stateless (its versions listed) or stateful and not initialized yet.
+    let sdk_version = || {
+        let message = "Bad Request: Unsupported protocol version: 2026-07-28 (supported versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07)";
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
+    let sdk_not_initialized = || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Server not initialized"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
     let listed = || Reply::Echo(json!({"tools": []}));
     let methods = |h: &Harness| h.log.borrow().requests.iter().map(|r| body(r)["method"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>();
-    for refusal in [legacy_only, session_required, session_missing, no_valid_session] {
+    for refusal in [legacy_only, session_required, session_missing, no_valid_session, sdk_version, sdk_not_initialized] {
         // Connected as a 2026-07-28 server (it refused initialize), then gone back to 2025-11-25:
         // server/discover refused too, then initialize.
         let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), refusal(), refusal(), Reply::Echo(json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "t", "version": "1"}})), accepted(), listed()]);
@@ -4362,6 +4372,21 @@ fn auto_follows_a_server_that_changed_revision_every_way() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!((e.code, rpc_code(&e)), (ErrorCode::HttpStatus, Some(-32020)));
     assert_eq!(h.log.borrow().requests.len(), 3);
+}
+
+/// The TypeScript SDK's refusals of a 2026-07-28 request, word for word: a list of versions is
+/// read (one without a 2025 revision toolwire speaks, or with 2026-07-28, is no such refusal).
+#[test]
+fn the_sdk_transport_refusing_2026_07_28_is_told_by_its_words() {
+    let rpc = |code: i64, message: &str| Error::new(ErrorCode::JsonRpcError, "x").with_detail("rpcCode", code).with_detail("rpcError", json!({"code": code, "message": message}));
+    let unsupported = "Bad Request: Unsupported protocol version: 2026-07-28";
+    assert!(sdk_refuses_modern(&rpc(-32000, &format!("{unsupported} (supported versions: 2025-11-25, 2025-06-18)"))));
+    assert!(sdk_refuses_modern(&rpc(-32000, unsupported)));
+    assert!(sdk_refuses_modern(&rpc(-32000, "Bad Request: Server not initialized")));
+    assert!(!sdk_refuses_modern(&rpc(-32000, &format!("{unsupported} (supported versions: 2026-07-28, 2025-11-25)"))));
+    assert!(!sdk_refuses_modern(&rpc(-32000, &format!("{unsupported} (supported versions: 2099-01-01)"))));
+    assert!(!sdk_refuses_modern(&rpc(-32600, "Bad Request: Server not initialized")));
+    assert!(!sdk_refuses_modern(&rpc(-32000, "Server not initialized: the bank is down")));
 }
 
 /// A 2026-07-28 server that was not redeployed refuses a call with 400 and a message that merely
