@@ -2470,9 +2470,10 @@ export interface McpClientOptions {
    * booleans and arrays of strings (not against the `requestedSchema`); a `CreateMessageResult` a `model` string, a
    * `role` of `user` or `assistant` and a `content` block of type text, image or audio (tool_use and tool_result, and
    * an array of blocks, when the request offered `tools`). Another answer is not sent: the server is answered -32602
-   * `Invalid elicitation result: ...` (or `Invalid sampling result`), as the SDK's client answers, a 2026-07-28 call
-   * rejects with `INPUT_REQUIRED` (`answer`: the answer refused), and `console.error` says so
-   * (`toolwire: the onRequest callback failed: its answer to elicitation/create was refused: ...`).
+   * `Invalid elicitation result: ...` (or `Invalid sampling result`), as the SDK's client answers, and `console.error`
+   * says so (`toolwire: the onRequest callback failed: its answer to elicitation/create was refused: ...`); a
+   * 2026-07-28 call rejects with `INPUT_REQUIRED` instead (`answer`: the answer refused), nothing on `console.error`.
+   * A `tool_result` block's `content` may be left out (the SDK's schema takes it for `[]`).
    *
    * The second argument has the request's JSON-RPC `id` (a 2026-07-28 input request's key in `inputRequests`),
    * `related`, the client request it came for (`{id, method, tool?}`, or `null` for one from the listening

@@ -340,6 +340,10 @@ pub struct RequestContext {
     /// ([`Client::listen`]) brought, and for every one over the deprecated HTTP+SSE transport,
     /// whose single stream carries them all (which request one is for cannot be told there).
     pub related: Option<Related>,
+    /// Whether it is an input request of a 2026-07-28 `input_required` round: an answer the
+    /// client refuses ([`invalid_answer`]) fails the request that asked, so the app hears of it
+    /// there; a server request's refusal is answered to the server alone.
+    pub input_round: bool,
 }
 
 /// A client request, as a server request that came for it names it ([`RequestContext::related`]).
@@ -2012,7 +2016,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 for (key, request) in requests {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
                     let asked_with = request.get("params").cloned().unwrap_or(Value::Null);
-                    let context = RequestContext { id: Value::String(key.clone()), related: Some(related.clone()) };
+                    let context = RequestContext { id: Value::String(key.clone()), related: Some(related.clone()), input_round: true };
                     let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with, &context));
                     let Some(asked) = asked else {
                         return Err(needs(format!("{method}: the server needs input ({asked_for}) and the client has no request handler to give it")));
@@ -3257,7 +3261,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         } else if let Some(slot) = Slot::take(&self.answering, MAX_SERVER_REQUESTS) {
             // The handler's future is made while it is borrowed and awaited after, so that the
             // handler may replace itself.
-            let context = RequestContext { id: id.to_value(), related: call.as_ref().map(|c| c.related.clone()) };
+            let context = RequestContext { id: id.to_value(), related: call.as_ref().map(|c| c.related.clone()), input_round: false };
             let handled = self.on_request.borrow().as_ref().map(|h| h(&method, &params, &context));
             let answer = match handled {
                 Some(answer) => Settled::Later(answer),

@@ -482,6 +482,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
         client.set_request_handler(Some(Box::new(move |method: &str, params: &Value, request: &RequestContext| {
             let msg = method_and_params(method, params);
             let asked = (method.to_owned(), params.clone());
+            let input_round = request.input_round;
             // `{id, related, signal}`: `related` the client request it came for (`{id, method,
             // tool?}`) or null; the signal is aborted when the future below is dropped unsettled
             // (the server cancelled the request, its stream was given up, the client closed).
@@ -510,10 +511,11 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
                 // A result is an object (MCP's results all are).
                 match sent_from_js(&value, "the onRequest result").map_err(|e| internal(e.message))? {
                     v @ Value::Object(_) => {
-                        // An answer the client refuses for its shape (the server is answered -32602,
-                        // or a 2026-07-28 call fails): said on `console.error`, as a callback's
-                        // failure is, since the app that returned it hears of it nowhere else.
-                        if let Some(e) = crate::protocol::client::invalid_answer(&asked.0, &asked.1, &v) {
+                        // An answer to a server request that the client refuses for its shape (the
+                        // server is answered -32602): said on `console.error`, as a callback's
+                        // failure is, since the app that returned it hears of it nowhere else. A
+                        // 2026-07-28 round's refusal fails the call, which tells the app.
+                        if let Some(e) = crate::protocol::client::invalid_answer(&asked.0, &asked.1, &v).filter(|_| !input_round) {
                             report_failed("onRequest", &format!("its answer to {} was refused: {}", asked.0, e.message).into());
                         }
                         Ok(v)

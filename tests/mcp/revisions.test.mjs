@@ -343,7 +343,7 @@ test("era auto: a 2026-07-28 server's 400 that merely mentions a session is the 
   }
 });
 
-test("2026-07-28: an onRequest answer that is no ElicitResult or CreateMessageResult fails the call, INPUT_REQUIRED, and is not sent", async () => {
+test("2026-07-28: an onRequest answer that is no ElicitResult or CreateMessageResult fails the call, INPUT_REQUIRED, is not sent, and is not on console.error", async () => {
   const done = (r) => ({ ...r, resultType: "complete" });
   const asks = {
     q: { method: "elicitation/create", params: { mode: "form", message: "n?", requestedSchema: { type: "object", properties: { n: { type: "number" } } } } },
@@ -359,8 +359,10 @@ test("2026-07-28: an onRequest answer that is no ElicitResult or CreateMessageRe
     ["q", { ...good, q: { action: "maybe", content: { nested: { a: 1 } } } }, "elicitation"],
     ["s", { ...good, s: { foo: 1 } }, "sampling"],
   ]) {
+    // The call's rejection tells the app: nothing on console.error.
     const consoleError = console.error;
-    console.error = () => {};
+    const reported = [];
+    console.error = (...args) => reported.push(args);
     const client = new McpClient(url, { era: "modern", timeoutMs: 5000, capabilities: { elicitation: {}, sampling: {} }, onRequest: ({ method }) => answers[method === "elicitation/create" ? "q" : "s"] });
     try {
       await client.connect();
@@ -369,6 +371,7 @@ test("2026-07-28: an onRequest answer that is no ElicitResult or CreateMessageRe
       assert.match(err.message, new RegExp(`not sent: Invalid ${refused} result: `), err.message);
       assert.deepEqual(err.answer, answers[bad]);
       assert.equal(seen.length - before, 1, "no retry was sent");
+      assert.deepEqual(reported, []);
     } finally {
       console.error = consoleError;
       await client.close();
