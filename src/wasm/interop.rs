@@ -922,7 +922,7 @@ thread_local! {
             if global.is_object() {
                 return global;
             }
-            let descriptor = js_sys::JSON::parse(r#"{"initial":0,"maximum":0,"shared":true}"#).unwrap_or(JsValue::NULL);
+            let descriptor = caught::parse(r#"{"initial":0,"maximum":0,"shared":true}"#).unwrap_or(JsValue::NULL);
             js_sys::WebAssembly::Memory::new(descriptor.unchecked_ref()).map_or(JsValue::NULL, |m| prototype_of(&m.buffer()).unwrap_or(JsValue::NULL))
         };
         let byte_length = JsValue::from_str("byteLength");
