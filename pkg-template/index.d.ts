@@ -859,10 +859,11 @@ export class ToolwireError extends Error {
    * request it refuses with 401 while the client holds that token and no request has succeeded since, which gets
    * neither a refresh nor a sign-in (`connect()` asks again, and so does a hub's first use after `closeAll()`).
    * Signing in again at once would not help. With `status` 403 (`oauth`): a step-up the authorization server did
-   * not grant (the server's 403 `insufficient_scope`, with the challenge the step-up was for, to the request sent
+   * not grant (the server's 403 `insufficient_scope`, with the challenge the step-up was for (its `error` and `scope`), to the request sent
    * again with the token the user was asked for; the message names the scope the server asks for and the scope
    * granted, `bodyPreview` the 403's body), the requests that met the same 403 while the user was asked, and every
-   * later request the server refuses with that challenge until a request succeeds, which gets no sign-in (as the
+   * later request the server refuses with that challenge until a request succeeds (a token refreshed meanwhile
+   * too), which gets no sign-in (as the
    * official SDK's client has it; `connect()` asks again). A 403 with another challenge (another scope) is another
    * step-up, not this.
    */

@@ -116,7 +116,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::budget::{server_of, Collected, Refusal};
-use crate::protocol::client::{parse_www_authenticate, AuthHandler, Spawner};
+use crate::protocol::client::{parse_www_authenticate, scope_challenge, AuthHandler, Spawner};
 use crate::protocol::legacy_sse::Sleep;
 use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
 use crate::schema::refs::percent_decode;
@@ -264,7 +264,7 @@ pub struct OAuth<T> {
     /// held weakly: once no request waits for it, it is dropped (and the host's `authorize`
     /// with it), and the next refusal starts afresh.
     flow: RefCell<Option<WeakShared<FlowFuture>>>,
-    /// The `WWW-Authenticate` of the 403 the authorization under way is a step-up for, if it is one.
+    /// The challenge ([`scope_challenge`]) of the 403 the authorization under way is a step-up for, if it is one.
     flow_for: RefCell<Option<String>>,
     /// Whether the client given (`client_id`) is known to be the issuer's held: saved with it, or
     /// used with it in this session. Saved credentials of another client say nothing of it.
@@ -493,7 +493,7 @@ impl<T: Transport + 'static> OAuth<T> {
         // (`refusedAtOnce`): the scopes were not granted. With another challenge (a server that
         // names the scopes it misses one at a time): another step-up.
         let status = info.get("status").and_then(Value::as_u64);
-        let step_up_for = (status == Some(403) && asks_scope(info)).then(|| info.get("wwwAuthenticate").and_then(Value::as_str)).flatten();
+        let step_up_for = (status == Some(403) && asks_scope(info)).then(|| info.get("wwwAuthenticate").and_then(Value::as_str).map(scope_challenge)).flatten();
         match info.get("retried").and_then(Value::as_u64) {
             None => {}
             Some(401) if status == Some(403) => {}
@@ -507,13 +507,13 @@ impl<T: Transport + 'static> OAuth<T> {
             let (flow, mine, same) = match running {
                 // One under way is awaited, whatever it is for: authorizations run one at a time
                 // (one consent at a time, each step-up asking for the scopes of those before it).
-                Some(flow) => (flow, false, step_up_for.is_some() && self.flow_for.borrow().as_deref() == step_up_for),
+                Some(flow) => (flow, false, step_up_for.is_some() && *self.flow_for.borrow() == step_up_for),
                 None => {
                     let me = self.clone();
                     let info = info.clone();
                     let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as FlowFuture).shared();
                     *self.flow.borrow_mut() = flow.downgrade();
-                    *self.flow_for.borrow_mut() = step_up_for.map(str::to_owned);
+                    *self.flow_for.borrow_mut() = step_up_for.clone();
                     (flow, true, false)
                 }
             };

@@ -379,10 +379,12 @@ impl Related {
 /// them, refused with 401), and with which no request has succeeded (before or since) nor `connect()` or
 /// `close()` been called: a handler that asks a person may decline rather than ask again for every request;
 /// or the 403 of a request sent with headers the handler gave for a step-up, with the
-/// `WWW-Authenticate` the step-up was for (the scopes were not granted): the request sent again
-/// after the step-up (`retried`, told to the handler after the last retry too, whose error, or
-/// `None`, is its outcome: it is not sent again), and a later request until one succeeds or
-/// `connect()` or `close()` is called. A 403 with another challenge is another step-up.
+/// challenge the step-up was for (its `error` and scopes, whatever the rest of the
+/// `WWW-Authenticate`: the scopes were not granted): the request sent again after the step-up
+/// (`retried`, told to the handler after the last retry too, whose error, or `None`, is its
+/// outcome: it is not sent again), and a later request refused with that challenge, whatever
+/// headers it went out with, until one succeeds or `connect()` or `close()` is called. A 403 with
+/// another challenge is another step-up.
 pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
 
 /// How many times one request is sent again with new headers from the [`AuthHandler`]: the
@@ -390,6 +392,9 @@ pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<
 /// more than a few times"; a 403 `insufficient_scope` after a 401 has its own, as the SDK's
 /// transport gives it).
 pub const MAX_REAUTHORIZATIONS: u8 = 2;
+
+/// How many refused step-up challenges a client remembers (`refused_scope`).
+const MAX_REFUSED_SCOPES: usize = 16;
 
 /// The refusals of one request that the [`AuthHandler`] gave new headers for.
 #[derive(Debug, Clone, Copy, Default)]
@@ -531,16 +536,16 @@ pub struct Client<T: Transport, C: Clock> {
     /// [`Client::connect`] or [`Client::close`] is called: a 401 to a request sent with them tells the handler
     /// (`refusedAtOnce`), which need not ask for new ones again for every request.
     refused_auth: Cell<Option<u64>>,
-    /// The `auth_generation` of headers the [`AuthHandler`] gave for a 403 `insufficient_scope` (a
-    /// step-up) that the server refused with 403 again, and the `WWW-Authenticate` of that
-    /// refusal, until a request succeeds or [`Client::connect`] or [`Client::close`] is called: the
-    /// same 403 to a request sent with them tells the handler (`refusedAtOnce`), as the official
-    /// SDK's transport does (one step-up per challenge, not one sign-in per request).
-    refused_scope: RefCell<Option<(u64, String)>>,
+    /// The challenges ([`scope_challenge`]) of 403s `insufficient_scope` whose step-up the
+    /// server refused with the same 403 again (at most [`MAX_REFUSED_SCOPES`], the oldest dropped),
+    /// until a request succeeds or [`Client::connect`] or [`Client::close`] is called: the same
+    /// 403 to a later request, whatever headers it went out with (a token refreshed since, another
+    /// step-up), tells the handler (`refusedAtOnce`): one sign-in per refusal, not per request.
+    refused_scope: RefCell<Vec<String>>,
     /// The `auth_generation` of the headers the [`AuthHandler`] last gave for a 403 (a step-up),
-    /// and the `WWW-Authenticate` of the refusals they were given for: a request sent again with
-    /// them and refused with one of those is a step-up not granted; with another challenge (the
-    /// server names the scopes it misses one at a time), it is another step-up.
+    /// and the challenges ([`scope_challenge`]) of the refusals they were given for: a request sent
+    /// again with them and refused with one of those is a step-up not granted; with another
+    /// challenge (the server names the scopes it misses one at a time), it is another step-up.
     stepped_up: RefCell<Option<(u64, Vec<String>)>>,
     /// The latest `auth_generation` a request sent with succeeded: not marked refused at once by a
     /// 401 that comes after (a request of its own the server refuses, or a replica behind).
@@ -1030,7 +1035,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
             refused_auth: Cell::new(None),
-            refused_scope: RefCell::new(None),
+            refused_scope: RefCell::new(Vec::new()),
             stepped_up: RefCell::new(None),
             accepted_auth: Cell::new(None),
             closing: CloseSignal::default(),
@@ -1254,7 +1259,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Connecting is the app's (the user's) asking again: headers refused at once before
         // are replaced once more if the server refuses them still.
         self.refused_auth.set(None);
-        *self.refused_scope.borrow_mut() = None;
+        self.refused_scope.borrow_mut().clear();
         if let Some(joined) = self.join_handshake(opts).await {
             return joined;
         }
@@ -2462,14 +2467,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.refused_auth.set(Some(sent_with));
         }
         let challenge = resp.header("www-authenticate").map(str::to_owned);
+        // What the 403 asks for (its `error` and scopes), not its text: an `error_description`
+        // that varies (a request id) or parameters in another order are the same challenge.
+        let asked_for = challenge.as_deref().filter(|_| resp.status == 403).map(scope_challenge);
         // Sent again with the headers of a step-up and refused with a challenge it was for: the
         // scopes were not granted. Another challenge (a server that names the scopes it misses
-        // one at a time) is another step-up, as the official SDK's transport compares the header.
-        let declined = resp.status == 403
-            && so_far.last == Some(403)
-            && challenge.as_ref().is_some_and(|c| self.stepped_up.borrow().as_ref().is_some_and(|(g, cs)| *g == sent_with && cs.contains(c)));
-        if let (true, Some(c)) = (declined, &challenge) {
-            *self.refused_scope.borrow_mut() = Some((sent_with, c.clone()));
+        // one at a time) is another step-up.
+        let declined = so_far.last == Some(403)
+            && asked_for.as_ref().is_some_and(|c| self.stepped_up.borrow().as_ref().is_some_and(|(g, cs)| *g == sent_with && cs.contains(c)));
+        if let (true, Some(c)) = (declined, &asked_for) {
+            let mut refused = self.refused_scope.borrow_mut();
+            if !refused.contains(c) {
+                if refused.len() >= MAX_REFUSED_SCOPES {
+                    refused.remove(0);
+                }
+                refused.push(c.clone());
+            }
         }
         // A step-up declined is told to the handler after the last retry too (it is not sent
         // again): its error, not a bare 403, is the request's.
@@ -2493,9 +2506,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 m.put("refusedAtOnce", true.into());
             }
         }
-        if let (None, 403, Value::Object(m)) = (so_far.last, resp.status, &mut info) {
-            let refused = self.refused_scope.borrow().as_ref().is_some_and(|(g, c)| *g == sent_with && challenge.as_deref() == Some(c.as_str()));
-            if refused {
+        // A 403 with a challenge whose step-up was refused, first met or met after a refresh
+        // (`retried` 401): whatever headers the request went out with, the user is not asked again.
+        if let (None | Some(401), Some(c), Value::Object(m)) = (so_far.last, &asked_for, &mut info) {
+            if self.refused_scope.borrow().contains(c) {
                 m.put("refusedAtOnce", true.into());
             }
         }
@@ -2507,7 +2521,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         match asked.await? {
             Some(headers) => {
                 self.set_auth_headers(headers);
-                if let (403, Some(c)) = (resp.status, challenge) {
+                if let Some(c) = asked_for {
                     self.stepped_up_for(c);
                 }
                 Ok(so_far.left())
@@ -2550,8 +2564,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// (not after a GET: a listening stream reopened would have the user asked once per reopening).
     fn post_accepted(&self, sent_with: u64) {
         self.auth_accepted(sent_with);
-        if self.refused_scope.borrow().is_some() {
-            *self.refused_scope.borrow_mut() = None;
+        if !self.refused_scope.borrow().is_empty() {
+            self.refused_scope.borrow_mut().clear();
         }
     }
 
@@ -4585,7 +4599,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.renewal_owed.set(false);
         self.refused_auth.set(None);
-        *self.refused_scope.borrow_mut() = None;
+        self.refused_scope.borrow_mut().clear();
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
         self.end_session().await
@@ -5439,6 +5453,19 @@ fn unauthorized_text(sent: bool, challenge: &Value) -> String {
     format!(
         "Unauthorized: the server refused the Authorization header sent{why}: give a valid token in the client's headers option, or sign in with its oauth option"
     )
+}
+
+/// What a 403's `WWW-Authenticate` asks for, to tell whether two refusals are the same
+/// challenge: its `error` and its `scope` (each scope once, sorted), the rest (an
+/// `error_description` with a request id, the order of the parameters) aside.
+pub(crate) fn scope_challenge(header: &str) -> String {
+    let parsed = parse_www_authenticate(header);
+    let param = |name: &str| parsed.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let scope = param("scope");
+    let mut scopes: Vec<&str> = scope.split_ascii_whitespace().collect();
+    scopes.sort_unstable();
+    scopes.dedup();
+    format!("{}\n{}", param("error"), scopes.join(" "))
 }
 
 /// Whether a refusal is one the [`AuthHandler`] may answer: 401, or 403 with

@@ -3713,6 +3713,92 @@ fn a_step_up_refused_with_another_challenge_is_another_step_up_and_a_declined_on
     assert_eq!(sent, ["", "Bearer up1", "Bearer up2", "Bearer up2", "Bearer up3", "Bearer up4"]);
 }
 
+/// What a handler was told: `(retried, challenge scope, refusedAtOnce)` for each refusal.
+type Told = Rc<RefCell<Vec<(Option<Value>, Value, Option<Value>)>>>;
+
+/// A step-up handler that gives headers unless told the step-up was refused (`refusedAtOnce`), and
+/// what it was told.
+fn step_up_handler(h: &Harness) -> Told {
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    h.client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        seen.borrow_mut().push((info.get("retried").cloned(), info["challenge"]["scope"].clone(), info.get("refusedAtOnce").cloned()));
+        let n = seen.borrow().len();
+        let declined = info.get("refusedAtOnce").is_some();
+        Box::pin(async move { Ok((!declined).then(|| vec![("authorization".to_owned(), format!("Bearer up{n}"))])) })
+    })));
+    asked
+}
+
+/// A step-up refused with the same challenge in other words (an `error_description` with a
+/// request id, the parameters in another order, the scopes in another order) is a step-up
+/// declined: told to the handler for that request and for a later one (review s30r4 F2).
+#[test]
+fn a_step_up_refused_with_the_same_challenge_in_other_words_is_declined() {
+    let forbidden = |c: &str| status_reply(403, vec![("www-authenticate", c.to_owned())], "");
+    let h = harness_with(
+        vec![
+            init_reply("2025-11-25", Some("s")),
+            accepted(),
+            forbidden(r#"Bearer error="insufficient_scope", scope="tools admin", error_description="request r-1""#),
+            forbidden(r#"Bearer error_description="request r-2", scope="admin tools", error="insufficient_scope""#),
+            forbidden(r#"Bearer error="insufficient_scope", scope="tools admin", error_description="request r-3""#),
+        ],
+        ClientOptions::new("http://127.0.0.1/mcp"),
+        10_000,
+    );
+    let asked = step_up_handler(&h);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap_err();
+    block_on(h.client.list_tools()).unwrap_err();
+    let (r, t) = (Some(json!(403)), Some(json!(true)));
+    assert_eq!(*asked.borrow(), [(None, json!("tools admin"), None), (r, json!("admin tools"), t.clone()), (None, json!("tools admin"), t)]);
+}
+
+/// A declined step-up stays declined whatever headers a later request goes out with: after a
+/// refresh (a 401 between), and after another challenge's step-up, declined in turn (two tools
+/// needing two scopes, called in turn): the user is asked once per challenge (review s30r4 F1).
+#[test]
+fn declined_step_ups_are_remembered_across_a_refresh_and_each_other() {
+    let forbidden = |scope: &str| status_reply(403, vec![("www-authenticate", format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""))], "");
+    let h = harness_with(
+        vec![
+            init_reply("2025-11-25", Some("s")),
+            accepted(),
+            forbidden("admin"),
+            forbidden("admin"),
+            status_reply(401, vec![("www-authenticate", "Bearer error=\"invalid_token\"".into())], ""),
+            forbidden("admin"),
+            forbidden("write"),
+            forbidden("write"),
+            forbidden("admin"),
+            forbidden("write"),
+        ],
+        ClientOptions::new("http://127.0.0.1/mcp"),
+        10_000,
+    );
+    let asked = step_up_handler(&h);
+    block_on(h.client.connect()).unwrap();
+    for _ in 0..5 {
+        block_on(h.client.list_tools()).unwrap_err();
+    }
+    let (r4, r3, t) = (Some(json!(401)), Some(json!(403)), Some(json!(true)));
+    let (admin, write) = (json!("admin"), json!("write"));
+    assert_eq!(
+        *asked.borrow(),
+        [
+            (None, admin.clone(), None),
+            (r3.clone(), admin.clone(), t.clone()),
+            (None, Value::Null, None),
+            (r4, admin.clone(), t.clone()),
+            (None, write.clone(), None),
+            (r3, write.clone(), t.clone()),
+            (None, admin, t.clone()),
+            (None, write, t),
+        ]
+    );
+}
+
 /// Headers a request has succeeded with are not marked refused at once by a 401 that comes after
 /// to another request sent again with them (a tool the server refuses whatever the token, or a
 /// replica behind): when they expire, the handler is asked to renew them, not told they were
