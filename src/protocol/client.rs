@@ -5242,10 +5242,6 @@ fn asks_session(e: &Error) -> bool {
         .any(|m| message.trim().eq_ignore_ascii_case(m))
 }
 
-/// A server's JSON-RPC error as the caller's: `JSONRPC_ERROR` with `rpcCode` and `data`, and the
-/// error object whole in `rpcError`. The message quotes the server's message as a JSON string,
-/// escaped and cut ([`crate::text::quote_at_most`]): it is the server's text, of any length, and
-/// may hold what a terminal or a page would act on.
 /// Whether a call's outcome is the server's response to it: its result, or its JSON-RPC error.
 fn answered(outcome: &Result<Value>) -> bool {
     outcome.as_ref().map_or_else(|e| e.code == ErrorCode::JsonRpcError, |_| true)
@@ -5260,6 +5256,10 @@ fn or_routed(outcome: Result<Value>, routed: Option<&Awaited>, method: &str) -> 
     }
 }
 
+/// A server's JSON-RPC error as the caller's: `JSONRPC_ERROR` with `rpcCode` and `data`, and the
+/// error object whole in `rpcError`. The message quotes the server's message as a JSON string,
+/// escaped and cut ([`crate::text::quote_at_most`]): it is the server's text, of any length, and
+/// may hold what a terminal or a page would act on.
 fn rpc_to_error(e: RpcError, method: &str) -> Error {
     let quoted = crate::text::quote_at_most(&e.message, crate::text::SERVER_QUOTE_CHARS);
     let mut err = Error::new(ErrorCode::JsonRpcError, format!("{method}: the server answered error {}: {quoted}", e.code)).with_detail("rpcCode", e.code);
