@@ -18,17 +18,20 @@ const $ = (id) => document.getElementById(id);
  * "evil\u202Etxt.exe" as "evilexe.txt", and run on over the page's own words after it), other format characters
  * (zero-width spaces and joiners, U+FEFF, the soft hyphen, and the tag characters U+E0020-E007F, which spell text a
  * model reads and a person does not see), control characters but tab, line feed and carriage return, and line and
- * paragraph separators: Unicode's categories Cf, Cc, Zl and Zp. With them the Hangul fillers (U+115F, U+1160,
- * U+3164, U+FFA0, blank letters) and the variation selectors that carry bytes, which hide text as the tag characters
- * do (one byte a selector, after an emoji): U+E0100-E01EF always, and U+FE00-FE0F when they follow nothing they
- * could vary (the start of the text, a space or line break, another variation selector, or a character escaped
- * here). A single one after a character is kept, as an emoji's U+FE0F is, so that emoji still look as they should:
+ * paragraph separators: Unicode's categories Cf, Cc, Zl and Zp. With them every other character Unicode says to
+ * show as nothing (Default_Ignorable_Code_Point: the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the combining
+ * grapheme joiner U+034F, the Khmer inherent vowels U+17B4-17B5...), and so the variation selectors that carry
+ * bytes, which hide text as the tag characters do (one byte a selector, after an emoji): U+E0100-E01EF always, and
+ * U+FE00-FE0F and the Mongolian ones (U+180B-180D, U+180F) when they follow nothing they could vary (the start of
+ * the text, a space or line break, another variation selector, or a character escaped here). A single one after a
+ * character is kept, as an emoji's U+FE0F is, so that emoji still look as they should:
  * it hides one byte at most, beside a character that is seen. Every text of a server's (and the page's own) is
  * shown with them as visible escapes, \u202E, one past U+FFFF as its two UTF-16 halves (\uDB40\uDC41 for U+E0041):
  * in JSON an escape means the same string, so JSON shown that way is still the same JSON.
  */
-const HIDDEN = String.raw`\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u{E0100}-\u{E01EF}`;
-const INVISIBLE = new RegExp(String.raw`(?![\t\n\r])[${HIDDEN}]|(?<![^\s\p{Variation_Selector}${HIDDEN}])[\uFE00-\uFE0F]`, "gu");
+const HIDDEN = String.raw`\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}`;
+const SELECTORS = String.raw`\uFE00-\uFE0F\u180B-\u180D\u180F`;
+const INVISIBLE = new RegExp(String.raw`(?![\t\n\r${SELECTORS}])[${HIDDEN}]|(?<![^\s\p{Variation_Selector}${HIDDEN}])[${SELECTORS}]`, "gu");
 const escapeUnit = (unit) => `\\u${unit.toString(16).toUpperCase().padStart(4, "0")}`;
 const visible = (text) => String(text).replace(INVISIBLE, (c) => c.split("").map((u) => escapeUnit(u.charCodeAt(0))).join(""));
 
@@ -1460,6 +1463,9 @@ async function readResource(event) {
   const uri = $("resource").value;
   const timeout = timeoutOr("call-error");
   if (timeout === null) {
+    // What was read before is not this resource's read: it goes, as a call not made clears the last call.
+    $("out-resource").hidden = true;
+    $("out-resource").textContent = "";
     setStatus("resource-status", `${clip(uri)} was not read: the timeout field is not valid.`);
     return;
   }

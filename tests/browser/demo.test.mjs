@@ -1094,6 +1094,18 @@ test("a call not made (arguments that are no JSON, or JSON but no object; a bad 
     await waitForText("#call-error", "INVALID_TIMEOUT");
     assert.equal(await page.textContent("#call-status"), "add was not called: the timeout field is not valid.");
     assert.deepEqual(await panels(), ["", "", ""], "get_weather's result stood under add");
+    // A resource read not made for a bad timeout: the text read before is not left standing under it.
+    await page.fill("#mcp-timeout", "30000");
+    await page.selectOption("#resource", "demo://about");
+    await page.click("#read-btn");
+    await waitForText("#resource-status", "demo://about read.");
+    assert.equal(await isVisible("#out-resource"), true);
+    await page.selectOption("#resource", "demo://tools");
+    await page.fill("#mcp-timeout", "5");
+    await page.click("#read-btn");
+    await waitForText("#resource-status", "demo://tools was not read: the timeout field is not valid.");
+    assert.equal(await isVisible("#out-resource"), false, "demo://about's text stood under demo://tools");
+    assert.equal(await page.textContent("#out-resource"), "");
     await page.fill("#mcp-timeout", "30000");
     await page.click("#call-btn");
     await waitForText("#call-status", "add returned.");
@@ -1623,6 +1635,11 @@ test("format characters a person does not see (zero-width ones, U+FEFF, the soft
     [" ", "\uFE0F"],
     [" \u2764\uFE0F 1\uFE0F\u20E3 \u{1F600}\uFE0F", "\uFE0E"],
     [" a", "\u3164\u115F\u1160\uFFA0"],
+    // Other default-ignorable characters (the combining grapheme joiner, Khmer inherent vowels, a Mongolian
+    // selector after nothing it can vary or after another); a Mongolian letter's own selector stays.
+    [" b", "\u034F\u17B4\u17B5"],
+    [" \u1820\u180B", "\u180C"],
+    [" ", "\u180F"],
     ["!", ""],
   ];
   const hidden = parts.map(([seen, h]) => seen + h).join("");
@@ -1635,7 +1652,7 @@ test("format characters a person does not see (zero-width ones, U+FEFF, the soft
   });
   try {
     await connectTo(odd.url("tags"), 1);
-    const invisible = /[\p{Cf}\u115F\u1160\u3164\uFFA0\u{E0100}-\u{E01EF}]|[\s\p{Variation_Selector}]\p{Variation_Selector}/u;
+    const invisible = /(?![\uFE00-\uFE0F\u180B-\u180D\u180F])[\p{Cf}\p{Default_Ignorable_Code_Point}]|[\s\p{Variation_Selector}]\p{Variation_Selector}/u;
     assert.equal(await page.textContent("#tool-description"), `Says ${shown}`);
     assert.match(await page.textContent("#tool-description"), /^Says Hi\\uDB40\\uDC49\\uDB40\\uDC67/);
     await page.click("#call-btn");
