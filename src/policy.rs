@@ -336,45 +336,13 @@ fn stray_characters(pattern: &str) -> Option<String> {
     } else {
         // MCP's tool names are letters, digits, `_`, `-` and `.`; one that does hold such a
         // character is still named with a `?` in its place.
-        pattern.chars().find(|&c| is_format(c)).map(|c| {
+        pattern.chars().find(|&c| crate::text::is_format(c)).map(|c| {
             format!(
                 "holds the invisible character U+{:04X} (a byte order mark, a zero-width space, a direction mark), which tool names do not hold, and would match no tool (where a name does hold one, write ? in its place)",
                 u32::from(c)
             )
         })
     }
-}
-
-/// Whether `c` is a format character (Unicode's category Cf): invisible, or nearly, where a
-/// name is shown, so that a pattern holding one reads as the name it is not. The zero-width
-/// non-joiner and joiner (U+200C, U+200D) are not counted: they are part of how a word is spelt
-/// (Persian `فایل‌ها`, many Indic words) or of one emoji (`👨‍💻`), and a server is named so.
-fn is_format(c: char) -> bool {
-    const CF: [(char, char); 22] = [
-        ('\u{AD}', '\u{AD}'),
-        ('\u{600}', '\u{605}'),
-        ('\u{61C}', '\u{61C}'),
-        ('\u{6DD}', '\u{6DD}'),
-        ('\u{70F}', '\u{70F}'),
-        ('\u{890}', '\u{891}'),
-        ('\u{8E2}', '\u{8E2}'),
-        ('\u{180E}', '\u{180E}'),
-        ('\u{200B}', '\u{200B}'),
-        ('\u{200E}', '\u{200F}'),
-        ('\u{202A}', '\u{202E}'),
-        ('\u{2060}', '\u{2064}'),
-        ('\u{2066}', '\u{206F}'),
-        ('\u{FEFF}', '\u{FEFF}'),
-        ('\u{FFF9}', '\u{FFFB}'),
-        ('\u{110BD}', '\u{110BD}'),
-        ('\u{110CD}', '\u{110CD}'),
-        ('\u{13430}', '\u{1343F}'),
-        ('\u{1BCA0}', '\u{1BCA3}'),
-        ('\u{1D173}', '\u{1D17A}'),
-        ('\u{E0001}', '\u{E0001}'),
-        ('\u{E0020}', '\u{E007F}'),
-    ];
-    !c.is_ascii() && CF.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
 /// The pattern that allows server `server`'s tool `tool` and no other tool: `mcp__{server}__{tool}`,

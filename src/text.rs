@@ -602,11 +602,14 @@ pub(crate) fn excerpt(s: &str, max: usize) -> String {
     }
 }
 
-/// `c` (a control or an [`is_hidden`] character, all in the Basic Multilingual Plane) as JSON
-/// writes it escaped: `\uXXXX`.
+/// `c` (a control or an [`is_hidden`] character) as JSON writes it escaped: `\uXXXX`, past
+/// U+FFFF its two UTF-16 halves (a tag character U+E0041 as `\udb40\udc41`).
 fn push_escaped(out: &mut String, c: char) {
     use std::fmt::Write as _;
-    let _ = write!(out, "\\u{:04x}", c as u32);
+    let mut units = [0; 2];
+    for unit in c.encode_utf16(&mut units) {
+        let _ = write!(out, "\\u{:04x}", unit);
+    }
 }
 
 /// Appends `/token` to a JSON pointer, `~` and `/` escaped (`~0`, `~1`). Bytes, not chars, are
@@ -628,10 +631,47 @@ pub(crate) fn push_pointer_token(path: &mut String, token: &str) {
 
 /// Characters JSON leaves as they are that act rather than show: DEL and the C1 controls
 /// (U+0080 to U+009F, CSI among them, which terminals obey), the line and paragraph separators,
-/// and the bidirectional controls (marks, embeddings, overrides, isolates), which reorder the
-/// text after them (U+202E shows `evil` as `live`).
+/// and the format characters ([`is_format`]): the bidirectional controls (marks, embeddings,
+/// overrides, isolates), which reorder the text after them (U+202E shows `evil` as `live`), and
+/// the invisible ones (a zero-width space, a word joiner, U+FEFF, the soft hyphen, the tag
+/// characters), with which a quoted name reads as the name it is not.
 pub(crate) fn is_hidden(c: char) -> bool {
-    matches!(c, '\u{7f}'..='\u{9f}' | '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    if c.is_ascii() {
+        return c == '\u{7f}';
+    }
+    matches!(c, '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}') || is_format(c)
+}
+
+/// Whether `c` is a format character (Unicode's category Cf): invisible, or nearly, where a
+/// name is shown, so that a pattern holding one reads as the name it is not. The zero-width
+/// non-joiner and joiner (U+200C, U+200D) are not counted: they are part of how a word is spelt
+/// (Persian `فایل‌ها`, many Indic words) or of one emoji (`👨‍💻`), and a server is named so.
+pub(crate) fn is_format(c: char) -> bool {
+    const CF: [(char, char); 22] = [
+        ('\u{AD}', '\u{AD}'),
+        ('\u{600}', '\u{605}'),
+        ('\u{61C}', '\u{61C}'),
+        ('\u{6DD}', '\u{6DD}'),
+        ('\u{70F}', '\u{70F}'),
+        ('\u{890}', '\u{891}'),
+        ('\u{8E2}', '\u{8E2}'),
+        ('\u{180E}', '\u{180E}'),
+        ('\u{200B}', '\u{200B}'),
+        ('\u{200E}', '\u{200F}'),
+        ('\u{202A}', '\u{202E}'),
+        ('\u{2060}', '\u{2064}'),
+        ('\u{2066}', '\u{206F}'),
+        ('\u{FEFF}', '\u{FEFF}'),
+        ('\u{FFF9}', '\u{FFFB}'),
+        ('\u{110BD}', '\u{110BD}'),
+        ('\u{110CD}', '\u{110CD}'),
+        ('\u{13430}', '\u{1343F}'),
+        ('\u{1BCA0}', '\u{1BCA3}'),
+        ('\u{1D173}', '\u{1D17A}'),
+        ('\u{E0001}', '\u{E0001}'),
+        ('\u{E0020}', '\u{E007F}'),
+    ];
+    !c.is_ascii() && CF.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
 /// `text` with its [`is_hidden`] characters written as `\uXXXX` (copied only when it has some).
@@ -800,6 +840,22 @@ mod tests {
         assert_eq!(super::quote_at_most("abcdef", 3), "\"abc\"… (6 characters in all)");
         assert_eq!(super::printable("a\nb\t\u{1b}c\u{2066}"), r"a b \u001bc\u2066");
         assert_eq!(super::excerpt("é".repeat(5).as_str(), 2), "éé… (5 characters in all)");
+    }
+
+    /// A name quoted with an invisible character in it does not read as the name without it: a
+    /// zero-width space, a word joiner, U+FEFF, the soft hyphen and the tag characters (one past
+    /// U+FFFF as its two UTF-16 halves, as JSON writes it) are escaped; the joiners that spell a
+    /// Persian word or an emoji are not.
+    #[test]
+    fn invisible_characters_are_escaped_in_quotes() {
+        assert_eq!(super::quote("search\u{200b}"), r#""search\u200b""#);
+        assert_eq!(super::quote("a\u{2060}b\u{feff}c\u{ad}d"), r#""a\u2060b\ufeffc\u00add""#);
+        assert_eq!(super::quote("hi\u{e0041}"), r#""hi\udb40\udc41""#);
+        assert_eq!(super::printable("x\u{e0041}"), r"x\udb40\udc41");
+        assert_eq!(super::quote("فایل\u{200c}ها 👨\u{200d}💻"), "\"فایل\u{200c}ها 👨\u{200d}💻\"");
+        // The escapes are JSON's: the quoted text parses back to the name.
+        let name = "mcp__s__search\u{200b}\u{e0041}";
+        assert_eq!(serde_json::from_str::<String>(&super::quote(name)).unwrap(), name);
     }
 
     /// `needs_escape` says exactly whether `write_str` escapes anything, for every ASCII byte at
