@@ -675,8 +675,8 @@ impl<T: Transport + 'static> OAuth<T> {
             format!(
                 "OAuth: the server {} asks for {} (HTTP 403 insufficient_scope) and refused the token of the sign-in that asked for it{}: the user is not asked to sign in again for every request; after a request that succeeds, or connect() (a hub: closeAll(), then use it), the next such refusal asks again",
                 self.server_url,
-                wanted.map_or_else(|| "more scopes".to_owned(), |w| format!("the scope \"{w}\"")),
-                granted.map_or_else(String::new, |g| format!(" (the authorization server granted \"{g}\")")),
+                wanted.map_or_else(|| "more scopes".to_owned(), |w| format!("the scope {}", crate::text::server_text(w))),
+                granted.map_or_else(String::new, |g| format!(" (the authorization server granted {})", crate::text::server_text(&g))),
             ),
         )
         .with_detail("status", 403)
@@ -737,7 +737,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 if resource.contains('#') {
                     return Err(refused(
                         "resource-mismatch",
-                        format!("the protected resource's metadata names the resource {resource}, with a fragment, which a resource identifier must not have (RFC 8707 2)"),
+                        format!("the protected resource's metadata names the resource {}, with a fragment, which a resource identifier must not have (RFC 8707 2)", shown(resource)),
                     ));
                 }
                 // Both as the transport's URL parser writes them, as the SDKs compare them.
@@ -746,7 +746,8 @@ impl<T: Transport + 'static> OAuth<T> {
                     return Err(refused(
                         "resource-mismatch",
                         format!(
-                            "the protected resource's metadata names the resource {resource}, which is not the server {} (it must be the server's URL, or one of its origin with a path the server's is at or under, and no other query)",
+                            "the protected resource's metadata names the resource {}, which is not the server {} (it must be the server's URL, or one of its origin with a path the server's is at or under, and no other query)",
+                            shown(resource),
                             self.server_url
                         ),
                     ));
@@ -793,7 +794,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let mut missing = Vec::new();
         for issuer in issuers {
             if split_url(&issuer).is_none() {
-                return Err(failure("discovery", format!("the authorization server {issuer} is not an http(s) URL")));
+                return Err(failure("discovery", format!("the authorization server {} is not an http(s) URL", shown(&issuer))));
             }
             self.vet("authorization server", &issuer)?;
             match (self.authorization_server_metadata(&issuer).await, from_resource) {
@@ -853,30 +854,30 @@ impl<T: Transport + 'static> OAuth<T> {
                 Some(n) if !from_resource && same_origin(n) => found.issuer = n.owned(),
                 None if !from_resource => {}
                 _ => {
-                    return Err(refused("issuer-mismatch", format!("the metadata of the authorization server {issuer} names the issuer {}", named.unwrap_or("(none)"))));
+                    return Err(refused("issuer-mismatch", format!("the metadata of the authorization server {} names the issuer {}", shown(&issuer), named.map_or_else(|| "(none)".owned(), shown))));
                 }
             }
         }
         if let Some(pin) = self.opts.issuer.as_deref().filter(|pin| !same_issuer(pin, &found.issuer)) {
-            return Err(refused("issuer-mismatch", format!("the server's authorization server is {}, not oauth.issuer {pin}", found.issuer)));
+            return Err(refused("issuer-mismatch", format!("the server's authorization server is {}, not oauth.issuer {pin}", shown(&found.issuer))));
         }
         let issuer_origin = split_url(&issuer).map_or(issuer.as_str(), |(o, _)| o).owned();
         let endpoint = |key: &str, default: &str| -> Result<Option<String>> {
             match &meta {
                 Some(m) => match m.get(key).and_then(Value::as_str) {
                     // Only http(s): the authorization endpoint is where the host sends the user.
-                    Some(url) if split_url(url).is_none() => Err(failure("discovery", format!("the authorization server's {key} {url} is not an http(s) URL"))),
+                    Some(url) if split_url(url).is_none() => Err(failure("discovery", format!("the authorization server's {key} {} is not an http(s) URL", shown(url)))),
                     // RFC 6749 3.1, 3.2: an endpoint has no fragment (the parameters appended after one
                     // would never reach the server).
-                    Some(url) if url.contains('#') => Err(failure("discovery", format!("the authorization server's {key} {url} has a fragment, which an endpoint URL must not have (RFC 6749 3.1)"))),
+                    Some(url) if url.contains('#') => Err(failure("discovery", format!("the authorization server's {key} {} has a fragment, which an endpoint URL must not have (RFC 6749 3.1)", shown(url)))),
                     Some(url) => self.vet(key, url).map(|()| Some(url.owned())),
                     None => Ok(None),
                 },
                 None => Ok(Some(format!("{issuer_origin}{default}"))),
             }
         };
-        found.authorization_endpoint = endpoint("authorization_endpoint", "/authorize")?.ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no authorization_endpoint")))?;
-        found.token_endpoint = endpoint("token_endpoint", "/token")?.ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no token_endpoint")))?;
+        found.authorization_endpoint = endpoint("authorization_endpoint", "/authorize")?.ok_or_else(|| failure("discovery", format!("{}'s metadata has no authorization_endpoint", shown(&issuer))))?;
+        found.token_endpoint = endpoint("token_endpoint", "/token")?.ok_or_else(|| failure("discovery", format!("{}'s metadata has no token_endpoint", shown(&issuer))))?;
         found.registration_endpoint = endpoint("registration_endpoint", "/register")?;
         let strings = |key: &str| meta.as_ref().and_then(|m| m.get(key)).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>());
         let flag = |key: &str| meta.as_ref().and_then(|m| m.get(key)).and_then(Value::as_bool).unwrap_or(false);
@@ -897,7 +898,7 @@ impl<T: Transport + 'static> OAuth<T> {
             if self.opts.client_id.is_some() && self.client_tied.get() {
                 return Err(failure(
                     "discovery",
-                    format!("the server now names the authorization server {}, but the client given (clientId) is {known}'s", found.issuer),
+                    format!("the server now names the authorization server {}, but the client given (clientId) is {}'s", shown(&found.issuer), shown(&known)),
                 ));
             }
             let tokens = self.tokens.borrow_mut().take();
@@ -937,7 +938,8 @@ impl<T: Transport + 'static> OAuth<T> {
             return Err(refused(
                 "metadata-origin",
                 format!(
-                    "the server's challenge names the resource metadata {url}, of another origin than the server's and not at /.well-known/oauth-protected-resource (metadata of another origin is read only there)"
+                    "the server's challenge names the resource metadata {}, of another origin than the server's and not at /.well-known/oauth-protected-resource (metadata of another origin is read only there)",
+                    shown(url)
                 ),
             ));
         }
@@ -980,13 +982,14 @@ impl<T: Transport + 'static> OAuth<T> {
             Some(target) => Err(refused(
                 "private-network",
                 format!(
-                    "the {what} {url} is {}, but the server {} is {}: a server may send the client only to hosts as public as its own",
+                    "the {what} {} is {}, but the server {} is {}: a server may send the client only to hosts as public as its own",
+                    shown(url),
                     describe(target),
                     self.server_url,
                     describe(server)
                 ),
             )),
-            None => Err(refused("private-network", format!("the {what} {url} has a host that is neither a name nor an address"))),
+            None => Err(refused("private-network", format!("the {what} {} has a host that is neither a name nor an address", shown(url)))),
         }
     }
 
@@ -1003,14 +1006,14 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         Err(refused(
             "cleartext",
-            format!("the {what} {url} is plain http: authorization servers are reached over https (http only on a loopback host, or on the host of a server itself reached over http)"),
+            format!("the {what} {} is plain http: authorization servers are reached over https (http only on a loopback host, or on the host of a server itself reached over http)", shown(url)),
         ))
     }
 
     /// RFC 8414 and OpenID Connect Discovery metadata of an issuer, from the first well-known URL
     /// that has it; `None` when none does.
     async fn authorization_server_metadata(&self, issuer: &str) -> Result<Option<Value>> {
-        let (origin, path) = split_url(issuer).ok_or_else(|| failure("discovery", format!("the authorization server {issuer} is not an http(s) URL")))?;
+        let (origin, path) = split_url(issuer).ok_or_else(|| failure("discovery", format!("the authorization server {} is not an http(s) URL", shown(issuer))))?;
         let path = path.trim_end_matches('/');
         let candidates = if path.is_empty() {
             vec![format!("{origin}/.well-known/oauth-authorization-server"), format!("{origin}/.well-known/openid-configuration")]
@@ -1140,7 +1143,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let query = query_params(&back);
         let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         if let Some(error) = get("error") {
-            let mut e = failure("authorization", format!("the authorization server refused: {error}{}", get("error_description").map_or_else(String::new, |d| format!(" ({d})"))))
+            let mut e = failure("authorization", format!("the authorization server refused: {}{}", shown(&error), get("error_description").map_or_else(String::new, |d| format!(" ({})", shown(&d)))))
                 .with_detail("oauthError", error);
             if let Some(d) = get("error_description") {
                 e = e.with_detail("oauthErrorDescription", d);
@@ -1154,7 +1157,7 @@ impl<T: Transport + 'static> OAuth<T> {
         // Compared as strings, unnormalized (RFC 9207 2.4).
         match get("iss") {
             Some(iss) if iss != d.issuer => {
-                return Err(failure("authorization", format!("the redirect comes from the issuer {iss}, not {}", d.issuer)));
+                return Err(failure("authorization", format!("the redirect comes from the issuer {}, not {}", shown(&iss), shown(&d.issuer))));
             }
             None if d.iss_in_response => return Err(failure("authorization", "the redirect lacks the iss its authorization server promises (RFC 9207)")),
             _ => {}
@@ -1228,7 +1231,7 @@ impl<T: Transport + 'static> OAuth<T> {
             Some(other) => crate::text::to_string(other),
         };
         if !token_type.eq_ignore_ascii_case("bearer") {
-            return Err(failure("token", format!("the token endpoint issued a {token_type} token; toolwire sends Bearer tokens only")).with_detail("tokenType", token_type));
+            return Err(failure("token", format!("the token endpoint issued a {} token; toolwire sends Bearer tokens only", shown(&token_type))).with_detail("tokenType", token_type));
         }
         let mut tokens = body.and_then(|b| tokens_from(b, refresh)).ok_or_else(|| failure("token", format!("the token endpoint answered HTTP {status} without an access_token")).with_detail("status", status))?;
         // Kept, it would fail every request after (fetch refuses the header) without a 401 to renew it.
@@ -1486,11 +1489,16 @@ fn application_type(redirect: &str) -> &'static str {
     if matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "[::1]") { "native" } else { "web" }
 }
 
+/// A URL or a name a server gave (its metadata, a challenge, a redirect) for a message: cut short,
+/// and what would act on a terminal or a page rather than show escaped.
+fn shown(s: &str) -> String {
+    crate::text::excerpt(s, 200)
+}
+
 /// Names for a message, the list and each name cut short (a server chooses them).
 fn listed<S: AsRef<str>>(names: &[S]) -> String {
     const MOST: usize = 5;
-    const LONGEST: usize = 200;
-    let mut out: Vec<String> = names.iter().take(MOST).map(|n| crate::text::excerpt(n.as_ref(), LONGEST)).collect();
+    let mut out: Vec<String> = names.iter().take(MOST).map(|n| shown(n.as_ref())).collect();
     if names.len() > MOST {
         out.push(format!("and {} more", names.len() - MOST));
     }
@@ -1581,7 +1589,7 @@ fn server_error(step: &str, status: u16, location: Option<&str>, body: &Option<V
         let message = if status == 0 {
             format!("the {step} endpoint answered HTTP 0, which is how a browser reports a redirect it was told not to follow (fetch with redirect \"manual\"): it may redirect, and redirects are not followed (the request carries credentials): the authorization server's metadata must name the endpoint the redirect leads to")
         } else {
-            let to = location.map_or_else(String::new, |l| format!(" to {l}"));
+            let to = location.map_or_else(String::new, |l| format!(" to {}", crate::text::server_text(l)));
             format!("the {step} endpoint redirected{to} (HTTP {status}); redirects are not followed (the request carries credentials, which would go to a URL the metadata did not name): the authorization server's metadata must name the endpoint it leads to")
         };
         let e = failure(step, message).with_detail("status", status);
@@ -1593,10 +1601,10 @@ fn server_error(step: &str, status: u16, location: Option<&str>, body: &Option<V
     let field = |k: &str| body.as_ref().and_then(|b| b.get(k)).and_then(Value::as_str).map(str::to_owned);
     let mut message = format!("the {step} endpoint answered HTTP {status}");
     if let Some(e) = field("error") {
-        message.push_str(&format!(": {e}"));
+        message.push_str(&format!(": {}", shown(&e)));
     }
     if let Some(d) = field("error_description") {
-        message.push_str(&format!(" ({d})"));
+        message.push_str(&format!(" ({})", shown(&d)));
     }
     let mut e = failure(step, message).with_detail("status", status);
     if let Some(code) = field("error") {
@@ -1616,7 +1624,7 @@ fn code_flow_supported(d: &Discovered) -> Result<()> {
     if let Some(types) = d.response_types.as_ref().filter(|t| !t.iter().any(|t| t == "code")) {
         return Err(failure(
             "authorization",
-            format!("the authorization server does not support the authorization code flow: its response_types_supported ({}) lists no \"code\"", types.join(", ")),
+            format!("the authorization server does not support the authorization code flow: its response_types_supported ({}) lists no \"code\"", listed(types)),
         ));
     }
     if let Some(methods) = &d.pkce_methods {

@@ -3044,7 +3044,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let Some(from) = last_id.clone().filter(|id| !id.is_empty()) else {
                 return Err(ended_with.unwrap_or_else(|| {
                     let why = match &unusable_id {
-                        Some(i) => format!("; it cannot be resumed: its event id {} cannot go back in Last-Event-ID, a header of printable ASCII", crate::text::to_string(&Value::String(i.chars().take(64).collect()))),
+                        Some(i) => format!("; it cannot be resumed: its event id {} cannot go back in Last-Event-ID, a header of printable ASCII", crate::text::quote_at_most(i, 64)),
                         None => String::new(),
                     };
                     Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response{why}"))
@@ -3417,7 +3417,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let text = preview(&bytes);
         // 3xx, or 0: a browser's opaque redirect (fetch with `redirect: "manual"`).
         if status == 0 || (300..400).contains(&status) {
-            let location = resp_location.as_deref().map_or_else(String::new, |l| format!(" to {l}"));
+            let location = resp_location.as_deref().map_or_else(String::new, |l| format!(" to {}", crate::text::server_text(l)));
             let mut e = Error::new(
                 ErrorCode::HttpStatus,
                 format!("{method}: the server redirected{location} (HTTP {status}); redirects are not followed ({}): use the URL it points to", redirect_why(status)),

@@ -347,7 +347,7 @@ where
                 ErrorCode::Protocol,
                 format!(
                     "the server's endpoint event names {}, not a URL of the event stream's origin ({}): refused, as the HTTP+SSE transport requires (a server must not send the client's messages elsewhere)",
-                    crate::text::to_string(&Value::String(data.owned())),
+                    crate::text::server_text(data),
                     split_url(&self.url).map_or(self.url.as_str(), |(o, _)| o)
                 ),
             )

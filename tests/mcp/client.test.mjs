@@ -1294,7 +1294,7 @@ describe("redirects", () => {
     const inits = [];
     const client = new McpClient(`http://127.0.0.1:${server.address().port}/mcp`, { fetch: (url, init) => (inits.push(init), fetch(url, init)) });
     const e = await rejectsWith(client.connect(), "HTTP_STATUS");
-    assert.match(e.message, /redirected to \/moved \(HTTP 307\)/);
+    assert.match(e.message, /redirected to "\/moved" \(HTTP 307\)/);
     assert.equal(e.status, 307);
     assert.equal(e.location, "/moved");
     assert.equal(inits[0].redirect, "manual");

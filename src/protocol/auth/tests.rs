@@ -845,7 +845,7 @@ fn a_redirecting_token_or_registration_endpoint_is_said_to_redirect() {
                 assert!(e.message.contains("answered HTTP 0, which is how a browser reports a redirect") && e.message.contains("it may redirect"), "{}", e.message);
             } else {
                 assert_eq!((details["status"].as_u64(), details["location"].as_str()), (Some(302), Some("https://auth.example/moved")));
-                assert!(e.message.starts_with(&format!("OAuth {step}: the {step} endpoint redirected to https://auth.example/moved (HTTP 302); redirects are not followed")), "{}", e.message);
+                assert!(e.message.starts_with(&format!("OAuth {step}: the {step} endpoint redirected to \"https://auth.example/moved\" (HTTP 302); redirects are not followed")), "{}", e.message);
             }
             assert!(world.requests_to("https://auth.example/moved").is_empty(), "not followed");
         }
@@ -2703,6 +2703,18 @@ fn a_token_endpoint_error_answered_with_http_200_is_an_error_with_its_code() {
     assert_eq!((d["oauthStep"].as_str(), d["oauthError"].as_str()), (Some("token"), Some("bad_verification_code")));
     assert_eq!(d["oauthErrorDescription"], "The code passed is incorrect or expired.");
     assert!(e.message.contains("HTTP 200: bad_verification_code"), "{}", e.message);
+
+    // The authorization server's text: what would act on a terminal or a page is escaped, and
+    // the message cut; the details keep it as sent.
+    let description = format!("\u{202e}\u{9b}2J{}", "d".repeat(5000));
+    let sent = description.clone();
+    let rewrite: Rewrite = Rc::new(move |body: &mut Value| *body = json!({"error": "bad\u{2066}code", "error_description": sent}));
+    let world = World::new(Config { token_answer: Some(rewrite), ..Config::default() });
+    let (o, _, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert!(e.message.contains("HTTP 200: bad\\u2066code (\\u202e\\u009b2Jddd"), "{}", e.message);
+    assert!(!e.message.contains(['\u{202e}', '\u{9b}', '\u{2066}']) && e.message.len() < 1000, "{}", e.message);
+    assert_eq!(e.details.as_ref().unwrap()["oauthErrorDescription"], description.as_str());
 }
 
 /// A registration or token answer of 2xx without what it must carry names its status, as the

@@ -1862,6 +1862,12 @@ fn event_ids_a_header_cannot_carry_are_not_resumed_from() {
     assert!(e.message.contains("ended before the response; it cannot be resumed: its event id \"日本-1\" cannot go back in Last-Event-ID"), "{e}");
     assert!(gets(&h).is_empty());
 
+    // The id is the server's text: what would act on a terminal or a page rather than show is escaped.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply("id: a\u{202e}b\u{9b}c\u{85}d\u{2066}\nretry: 50\ndata:\n\n", 0)]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert!(e.message.contains("its event id \"a\\u202eb\\u009bc\\u0085d\\u2066\" cannot go back"), "{e}");
+
     // listen(): reopened from the last id that can go back.
     let log = |id: &str| format!("id: {id}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{}}}}\n\n");
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&format!("{}{}", log("l1"), log("日本-2")), 0), status_reply(401, vec![], "")]);
@@ -2535,6 +2541,21 @@ fn close_is_not_held_by_an_endless_error_body() {
     assert_eq!(e.details.unwrap()["bodyPreview"], "partial");
 }
 
+/// A redirect's `Location` is the server's text: the message quotes it escaped and cut, the
+/// `location` detail keeps it as sent.
+#[test]
+fn a_redirects_location_is_quoted_escaped_and_cut() {
+    let location = format!("/x\u{9b}2J\u{80}\u{202e}{}", "a".repeat(5000));
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(302, vec![("location", location.clone())], "")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert!(e.message.contains("redirected to \"/x\\u009b2J\\u0080\\u202eaaa"), "{}", e.message);
+    assert!(!e.message.contains(['\u{9b}', '\u{80}', '\u{202e}']), "{}", e.message);
+    assert!(e.message.len() < 1300, "{}", e.message.len());
+    assert_eq!(e.details.as_ref().unwrap()["location"], location.as_str());
+}
+
 /// A redirect is an error that says where to (not followed: a POST would become a GET); a
 /// browser's opaque redirect (status 0) says so without a target. 429/503 carry `Retry-After`,
 /// and nothing is retried.
@@ -2550,7 +2571,7 @@ fn redirects_and_retry_after_are_typed_errors() {
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::HttpStatus);
-    assert!(e.message.contains("redirected to https://example.com/mcp2 (HTTP 307)"), "{}", e.message);
+    assert!(e.message.contains("redirected to \"https://example.com/mcp2\" (HTTP 307)"), "{}", e.message);
     // A 307 keeps the POST a POST: why it is not followed is another reason.
     assert!(e.message.contains("redirects are not followed (the request, its headers with it, would go to a URL the client was not given)"), "{}", e.message);
     assert_eq!(e.details.as_ref().unwrap()["location"], "https://example.com/mcp2");

@@ -439,6 +439,23 @@ fn a_relative_endpoint_is_resolved_against_the_streams_url() {
     assert_eq!(session_of("/m?sessionId="), None);
 }
 
+/// The endpoint named is the server's text, as long as an event can be: the message quotes it
+/// escaped and cut, the `endpoint` detail keeps it.
+#[test]
+fn a_refused_endpoint_is_quoted_escaped_and_cut() {
+    let endpoint = format!("http://evil.example/\u{202e}\u{9b}\u{85}\u{2066}{}", "a".repeat(1 << 20));
+    let mut fake = Fake::new();
+    let sent = endpoint.clone();
+    Rc::get_mut(&mut fake).unwrap().endpoint = Box::new(move |_| sent.clone());
+    let (c, _log) = client(&fake);
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("names \"http://evil.example/\\u202e\\u009b\\u0085\\u2066aaa"), "{}", &e.message[..200]);
+    assert!(!e.message.contains(['\u{202e}', '\u{9b}', '\u{85}', '\u{2066}']));
+    assert!(e.message.len() < 1500, "{}", e.message.len());
+    assert_eq!(e.details.as_ref().unwrap()["endpoint"], endpoint.as_str());
+}
+
 #[test]
 fn an_endpoint_of_another_origin_is_refused() {
     for endpoint in ["http://evil.example/message?sessionId=s1", "//evil.example/message", "https://127.0.0.1:3001/message", "http://evil.example\\@127.0.0.1:3001/m", "javascript:alert(1)"] {
