@@ -2668,8 +2668,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let result = match essence.as_str() {
             "application/json" => {
                 // A body its length says is too large is refused unread (dropping it aborts the fetch).
-                let length = resp.header("content-length").and_then(|l| l.trim().parse::<usize>().ok());
-                if let Some(n) = length.filter(|n| *n > self.opts.max_body_bytes) {
+                // Read as a u64: a usize is 32 bits in wasm, where 2^32 or more would not parse.
+                let length = resp.header("content-length").and_then(|l| l.trim().parse::<u64>().ok());
+                if let Some(n) = length.filter(|n| *n > self.opts.max_body_bytes as u64) {
                     return Err(Error::new(
                         ErrorCode::LimitExceeded,
                         format!("{method}: response larger than {} bytes (its Content-Length is {n}); refused before reading it", self.opts.max_body_bytes),
@@ -2677,7 +2678,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     .with_detail("contentLength", n)
                     .into());
                 }
-                self.read_json(id, method, resp.body, on_progress, length, &on).await?
+                self.read_json(id, method, resp.body, on_progress, length.and_then(|n| usize::try_from(n).ok()), &on).await?
             }
             "text/event-stream" => self.read_sse(id, method, resp.body, on_progress, &on).await?,
             "" if status == 202 || status == 204 => {

@@ -396,3 +396,19 @@ test("era \"modern\" with transport \"sse\" is INVALID_OPTIONS at construction: 
   new McpClient("http://127.0.0.1:9/mcp", { era: "legacy", transport: "sse" });
   new McpClient("http://127.0.0.1:9/mcp", { era: "modern", transport: "streamable-http" });
 });
+
+test("a JSON body whose Content-Length is 2^32 or more is refused unread, not read until the timeout", async () => {
+  const { url, close } = await serve((msg, req, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": msg.params.name });
+    res.write("{");
+  });
+  const client = new McpClient(url, { timeoutMs: 20_000 });
+  await client.connect();
+  for (const length of ["4294967296", "1000000000000"]) {
+    const e = await within(5_000, rejectsWith(client.callTool(length, {}), "LIMIT_EXCEEDED"));
+    assert.equal(String(e.contentLength), length);
+    assert.match(e.message, /refused before reading it/);
+  }
+  await client.close();
+  close();
+});
