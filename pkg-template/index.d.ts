@@ -753,8 +753,9 @@ export class ToolwireError extends Error {
    * body not in the encoding its headers name): the server was reached. */
   readonly midResponse?: boolean;
   /** `NETWORK`: the server closed the connection after the request was sent, before any response came (it died
-   * running a tool, say): it was reached, and may have received the request and acted on it, so a call that changes
-   * something is not safe to send again blindly. */
+   * running a tool, say), or answered with a response Node's fetch would not read (a control byte in a header,
+   * headers past its 16 KB): it was reached, and may have received the request and acted on it, so a call that
+   * changes something is not safe to send again blindly. */
   readonly requestSent?: boolean;
   /** `LIMIT_EXCEEDED`: the Content-Length of a JSON response past `maxResponseBytes`, refused before it was read. */
   readonly contentLength?: number;
@@ -2829,7 +2830,8 @@ export interface McpCallOptions {
  * `rpcError`: the error object whole; the message quotes the server's message escaped and cut at 1,024 characters),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable, CORS or a Content Security Policy's `connect-src`; the message starts
  * with what `fetch` said, and names CORS and `connect-src` in a browser only; `midResponse` when the body broke off
- * after the headers came; `requestSent` when the connection was lost after the request was sent, before any response),
+ * after the headers came; `requestSent` when the connection was lost after the request was sent, before any response,
+ * or Node's fetch would not read the response),
  * `UNAUTHORIZED` (`status`, `challenge`),
  * `PROTOCOL` (a `tools/call` result that is no `CallToolResult`, with the `result`; an error object JSON-RPC does not
  * allow, in `invalidRpcError`; a server message that is not JSON. Where JSON leaves the reading to the reader, a

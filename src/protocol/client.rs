@@ -5325,10 +5325,21 @@ fn body_error(e: TransportError, method: &str) -> Error {
 /// `ECONNRESET`; Bun, Deno: a connection closed or reset before the response), rather than that
 /// no connection was made (`ECONNREFUSED`, a name not found, a browser's "Failed to fetch").
 fn lost_after_sending(detail: &str) -> bool {
+    said_any(detail, &["other side closed", "socket hang up", "econnreset", "connection reset", "closed unexpectedly", "connection closed before message completed"])
+}
+
+/// Whether what fetch said of a request that got no response says a response came that it
+/// would not read: Node's undici refuses headers that break HTTP/1.1 (a control byte in a value:
+/// `HPE_INVALID_HEADER_TOKEN`, "Response does not match the HTTP/1.1 protocol") or that pass
+/// its 16 KB (`UND_ERR_HEADERS_OVERFLOW`). The server read the request and answered.
+fn unreadable_response(detail: &str) -> bool {
+    said_any(detail, &["hpe_", "does not match the http/1.1 protocol", "und_err_headers_overflow", "headers overflow error", "und_err_res_"])
+}
+
+/// Whether `detail` holds one of `marks` (lowercase), whatever its case.
+fn said_any(detail: &str, marks: &[&str]) -> bool {
     let detail = detail.to_ascii_lowercase();
-    ["other side closed", "socket hang up", "econnreset", "connection reset", "closed unexpectedly", "connection closed before message completed"]
-        .iter()
-        .any(|m| detail.contains(m))
+    marks.iter().any(|m| detail.contains(m))
 }
 
 fn transport_error(e: TransportError, method: &str) -> Error {
@@ -5340,6 +5351,11 @@ fn transport_error(e: TransportError, method: &str) -> Error {
         TransportError::Network(detail) if lost_after_sending(&detail) => Error::new(
             ErrorCode::Network,
             format!("{method}: the connection was lost after the request was sent, before any response ({detail}): the server was reached, and may have received the request and acted on it"),
+        )
+        .with_detail("requestSent", true),
+        TransportError::Network(detail) if unreadable_response(&detail) => Error::new(
+            ErrorCode::Network,
+            format!("{method}: the server's response could not be read: fetch refused its headers ({detail}): the server was reached, and may have received the request and acted on it"),
         )
         .with_detail("requestSent", true),
         // The reason first: it is what tells an unreachable server from a refusal.

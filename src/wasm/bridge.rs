@@ -116,7 +116,15 @@ impl Drop for Settling {
 pub(crate) fn describe(e: &JsValue) -> String {
     let name = get(e, "name").as_string().unwrap_or_default();
     let message = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_default();
-    let cause = get(&get(e, "cause"), "message").as_string();
+    let cause = get(e, "cause");
+    // Node's undici: the code of a response it would not read or waited too long for (a header
+    // it refuses, `HPE_*`; `UND_ERR_HEADERS_OVERFLOW`, `UND_ERR_HEADERS_TIMEOUT`...), named after
+    // its message: it tells the core that the request was sent, in any wording.
+    let code = get(&cause, "code").as_string().filter(|c| ["HPE_", "UND_ERR_HEADERS_", "UND_ERR_BODY_", "UND_ERR_RES_"].iter().any(|p| c.starts_with(p)));
+    let cause = get(&cause, "message").as_string().map(|c| match &code {
+        Some(code) if !c.contains(code.as_str()) => format!("{c} ({code})"),
+        _ => c,
+    });
     match cause {
         Some(c) if !c.is_empty() => format!("{name}: {message}: {c}"),
         _ if name.is_empty() => message,

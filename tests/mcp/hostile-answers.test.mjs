@@ -412,3 +412,24 @@ test("a JSON body whose Content-Length is 2^32 or more is refused unread, not re
   await client.close();
   close();
 });
+
+test("a response Node's fetch will not read (a control byte in a header, headers past 16 KB) is NETWORK with requestSent, not an unreachable server", async () => {
+  let ran = 0;
+  const { url, close } = await serve((msg, req) => {
+    ran++;
+    const header = msg.params.name === "badbyte" ? "x-a: a\x01b" : `x-a: ${"a".repeat(20_000)}`;
+    req.socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${header}\r\ncontent-length: 2\r\n\r\n{}`);
+  });
+  const client = new McpClient(url, { timeoutMs: 10_000 });
+  await client.connect();
+  for (const [name, said] of [["badbyte", /Invalid header value char/], ["bigheaders", /Headers Overflow Error/]]) {
+    const e = await rejectsWith(client.callTool(name, {}), "NETWORK");
+    assert.equal(e.requestSent, true, e.message);
+    assert.match(e.message, /the server's response could not be read/);
+    assert.match(e.message, said);
+    assert.doesNotMatch(e.message, /unreachable/);
+  }
+  assert.equal(ran, 2);
+  await client.close();
+  close();
+});

@@ -2041,6 +2041,28 @@ fn a_connection_lost_after_the_request_was_sent_is_not_an_unreachable_server() {
     assert!(refused.details.as_ref().is_none_or(|d| !d.contains_key("requestSent")), "{refused}");
 }
 
+/// A response Node's fetch refused to read (a header with a control byte, headers past 16 KB)
+/// came from a server that read the request: not unreachable, `requestSent`, and said to be an
+/// answer that could not be read.
+#[test]
+fn a_response_fetch_would_not_read_was_sent() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        Reply::NetworkErrorSaying("TypeError: fetch failed: Response does not match the HTTP/1.1 protocol (Invalid header value char) (HPE_INVALID_HEADER_TOKEN)"),
+        Reply::NetworkErrorSaying("TypeError: fetch failed: Headers Overflow Error (UND_ERR_HEADERS_OVERFLOW)"),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let call = || block_on(h.client.call_tool("transfer", json!({}), &mut CallOptions::default())).unwrap_err();
+    for said in ["Invalid header value char", "Headers Overflow Error"] {
+        let e = call();
+        assert_eq!(e.code, ErrorCode::Network, "{e}");
+        assert!(e.message.contains("the server's response could not be read") && e.message.contains(said), "{e}");
+        assert!(!e.message.contains("unreachable"), "{e}");
+        assert_eq!(e.details.as_ref().and_then(|d| d.get("requestSent")), Some(&json!(true)));
+    }
+}
+
 /// Overlapping listings: one that started before an announced change and ends after one that
 /// started after it does not replace what the newer one stored (the output schemas a result is
 /// checked against), nor mark the tools fresh again.
