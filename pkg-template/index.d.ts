@@ -754,8 +754,8 @@ export class ToolwireError extends Error {
   readonly midResponse?: boolean;
   /** `NETWORK`: the server closed the connection after the request was sent, before any response came (it died
    * running a tool, say), or answered with a response Node's fetch would not read (a control byte in a header,
-   * headers past its 16 KB): it was reached, and may have received the request and acted on it, so a call that
-   * changes something is not safe to send again blindly. */
+   * headers past its 16 KB) or did not wait for (its own 300 s timeout, see `timeoutMs`): it was reached, and may
+   * have received the request and acted on it, so a call that changes something is not safe to send again blindly. */
   readonly requestSent?: boolean;
   /** `LIMIT_EXCEEDED`: the Content-Length of a JSON response past `maxResponseBytes`, refused before it was read. */
   readonly contentLength?: number;
@@ -2251,6 +2251,14 @@ export interface McpClientOptions {
    * call's timeout, whose deadline is pushed by that time (a person filling in a form does not lose the call).
    * `maxTotalTimeoutMs` and a `signal` bound the whole, that time included. A positive integer up to 2^53 - 1, or
    * `Infinity` for no timeout (the request then waits for as long as the server takes).
+   *
+   * In Node, the global `fetch` (undici) has timeouts of its own, whatever this says: 300 s (300,000 ms) for a
+   * response's headers (`headersTimeout`) and for a body silent that long (`bodyTimeout`, an event stream without
+   * keep-alive comments). A response that takes longer fails with `NETWORK` ("Headers Timeout Error", with
+   * `requestSent`; "Body Timeout Error", with `midResponse`), and the message says so. To wait longer, pass a `fetch`
+   * that gives Node's `fetch` an `Agent` of the `undici` npm package with both at 0 as its `dispatcher`
+   * (`fetch: (url, init) => fetch(url, { ...init, dispatcher: new Agent({ headersTimeout: 0, bodyTimeout: 0 }) })`,
+   * one `Agent` for all requests); see the README.
    */
   timeoutMs?: number | undefined;
   /**
@@ -2831,7 +2839,7 @@ export interface McpCallOptions {
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable, CORS or a Content Security Policy's `connect-src`; the message starts
  * with what `fetch` said, and names CORS and `connect-src` in a browser only; `midResponse` when the body broke off
  * after the headers came; `requestSent` when the connection was lost after the request was sent, before any response,
- * or Node's fetch would not read the response),
+ * or Node's fetch would not read the response or gave up waiting for it),
  * `UNAUTHORIZED` (`status`, `challenge`),
  * `PROTOCOL` (a `tools/call` result that is no `CallToolResult`, with the `result`; an error object JSON-RPC does not
  * allow, in `invalidRpcError`; a server message that is not JSON. Where JSON leaves the reading to the reader, a

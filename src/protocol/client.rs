@@ -5313,7 +5313,8 @@ fn body_error(e: TransportError, method: &str) -> Error {
     match e {
         TransportError::Network(detail) => {
             let why = if detail.is_empty() { String::new() } else { format!(" ({})", crate::text::excerpt(&detail, crate::text::SERVER_QUOTE_CHARS)) };
-            Error::new(ErrorCode::Network, format!("{method}: the connection dropped in the middle of the response{why}: the server answered, and its response broke off after its headers"))
+            let timer = if said_any(&detail, &["und_err_body_timeout", "body timeout error"]) { FETCH_TIMEOUT_HINT } else { "" };
+            Error::new(ErrorCode::Network, format!("{method}: the connection dropped in the middle of the response{why}: the server answered, and its response broke off after its headers{timer}"))
                 .with_detail("midResponse", true)
         }
         e => transport_error(e, method),
@@ -5336,11 +5337,20 @@ fn unreadable_response(detail: &str) -> bool {
     said_any(detail, &["hpe_", "does not match the http/1.1 protocol", "und_err_headers_overflow", "headers overflow error", "und_err_res_"])
 }
 
+/// Whether what fetch said of a request that got no response is Node's undici giving up after its
+/// own wait for the response's headers (`headersTimeout`, 300 s), whatever `timeoutMs` is.
+fn fetch_timer_fired(detail: &str) -> bool {
+    said_any(detail, &["und_err_headers_timeout", "headers timeout error"])
+}
+
 /// Whether `detail` holds one of `marks` (lowercase), whatever its case.
 fn said_any(detail: &str, marks: &[&str]) -> bool {
     let detail = detail.to_ascii_lowercase();
     marks.iter().any(|m| detail.contains(m))
 }
+
+/// What a message adds when Node's fetch ended a request on its own timer, not `timeoutMs`.
+const FETCH_TIMEOUT_HINT: &str = "; this is Node's fetch (undici) giving up on its own after 300 s without the response's headers (headersTimeout) or with its body silent (bodyTimeout), whatever timeoutMs says: to wait longer, give the client a fetch that passes an undici Agent with headersTimeout: 0 and bodyTimeout: 0 as its dispatcher (options.fetch)";
 
 fn transport_error(e: TransportError, method: &str) -> Error {
     match e {
@@ -5351,6 +5361,11 @@ fn transport_error(e: TransportError, method: &str) -> Error {
         TransportError::Network(detail) if lost_after_sending(&detail) => Error::new(
             ErrorCode::Network,
             format!("{method}: the connection was lost after the request was sent, before any response ({detail}): the server was reached, and may have received the request and acted on it"),
+        )
+        .with_detail("requestSent", true),
+        TransportError::Network(detail) if fetch_timer_fired(&detail) => Error::new(
+            ErrorCode::Network,
+            format!("{method}: no response came before the fetch's own timeout ({detail}): the server was reached, and may have received the request and acted on it{FETCH_TIMEOUT_HINT}"),
         )
         .with_detail("requestSent", true),
         TransportError::Network(detail) if unreadable_response(&detail) => Error::new(

@@ -2043,14 +2043,16 @@ fn a_connection_lost_after_the_request_was_sent_is_not_an_unreachable_server() {
 
 /// A response Node's fetch refused to read (a header with a control byte, headers past 16 KB)
 /// came from a server that read the request: not unreachable, `requestSent`, and said to be an
-/// answer that could not be read.
+/// answer that could not be read. Node's fetch giving up on its own 300 s timer says so, and how
+/// to lift it, before the headers and in the middle of a body.
 #[test]
-fn a_response_fetch_would_not_read_was_sent() {
+fn a_response_fetch_would_not_read_or_stopped_waiting_for_was_sent() {
     let h = harness(vec![
         init_reply("2025-11-25", Some("s")),
         accepted(),
         Reply::NetworkErrorSaying("TypeError: fetch failed: Response does not match the HTTP/1.1 protocol (Invalid header value char) (HPE_INVALID_HEADER_TOKEN)"),
         Reply::NetworkErrorSaying("TypeError: fetch failed: Headers Overflow Error (UND_ERR_HEADERS_OVERFLOW)"),
+        Reply::NetworkErrorSaying("TypeError: fetch failed: Headers Timeout Error (UND_ERR_HEADERS_TIMEOUT)"),
     ]);
     block_on(h.client.connect()).unwrap();
     let call = || block_on(h.client.call_tool("transfer", json!({}), &mut CallOptions::default())).unwrap_err();
@@ -2061,6 +2063,14 @@ fn a_response_fetch_would_not_read_was_sent() {
         assert!(!e.message.contains("unreachable"), "{e}");
         assert_eq!(e.details.as_ref().and_then(|d| d.get("requestSent")), Some(&json!(true)));
     }
+    let e = call();
+    assert!(e.message.contains("no response came before the fetch's own timeout") && e.message.contains("headersTimeout: 0 and bodyTimeout: 0"), "{e}");
+    assert!(!e.message.contains("unreachable"), "{e}");
+    assert_eq!(e.details.as_ref().and_then(|d| d.get("requestSent")), Some(&json!(true)));
+    let e = body_error(TransportError::Network("TypeError: terminated: Body Timeout Error (UND_ERR_BODY_TIMEOUT)".into()), "tools/call");
+    assert!(e.message.contains("broke off after its headers; this is Node's fetch (undici) giving up on its own after 300 s"), "{e}");
+    let e = body_error(TransportError::Network("TypeError: terminated: other side closed".into()), "tools/call");
+    assert!(!e.message.contains("undici"), "{e}");
 }
 
 /// Overlapping listings: one that started before an announced change and ends after one that
