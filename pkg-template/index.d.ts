@@ -2871,6 +2871,13 @@ export interface McpCallOptions {
  * on for the others (and the requests after) when that request gives up. A renewal that fails (the restarting server
  * answers 503, or does not answer in time) fails the requests that met or waited for it (those that waited: `NOT_CONNECTED`,
  * "the session expired and could not be renewed"), and the next request renews the session again (until `close()`).
+ * A renewed session is the old one's for what the client asks of it: `logLevel` is asked for again, and so is each
+ * resource the app subscribed to with `request("resources/subscribe")` (the server accepted it) and did not
+ * unsubscribe from (`resources/subscribe` sent again after the handshake, for at most 256 of them, best effort
+ * as `logLevel`: a server that refuses one works all the same); the listening stream, moved there, hears each of
+ * them as updated (`notifications/resources/updated`: what changed meanwhile is not known), and the tool,
+ * resource and prompt lists as changed (see `listen()`). `connect()` and `close()` forget the subscriptions: a
+ * session the app asks for is subscribed to nothing. A 2026-07-28 server has no session to renew.
  * A stream belongs to the session it was opened on: once that session is
  * renewed (another request met its end) or ended by `connect()`, a call still reading a stream of it rejects at once
  * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run; a request that changes
@@ -2952,7 +2959,10 @@ export class McpClient {
    * `LIMIT_EXCEEDED` for an event past `maxEventBytes`. A reopening refused because the server no longer knows
    * the session (it restarted: 404, or 400 naming the session) gets a new session, once per loss of the stream,
    * and listens on it (the tool list is then taken as changed and `onToolListChanged` called: a restarted server
-   * announces no change); a renewal that fails rejects with its error. A session renewed by a request, or
+   * announces no change; `onNotification` hears `notifications/tools/list_changed`, then
+   * `notifications/resources/list_changed` and `notifications/prompts/list_changed` when the server declared
+   * `listChanged` for them, then `notifications/resources/updated` for each resource subscribed to again, see
+   * {@link McpClient}); a renewal that fails rejects with its error. A session renewed by a request, or
    * `connect()` again, moves it there too: the old session's stream is dropped (answers to its requests are not
    * sent), and a stream without its `Last-Event-ID` is opened on the new session (the tool list taken as changed,
    * as above); a handshake that fails meanwhile rejects with `NOT_CONNECTED`. An answer to a server request
@@ -2961,8 +2971,8 @@ export class McpClient {
    * one whose POST met no server with `NETWORK`.
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
-   * stream ends (the tool list is then taken as changed, and `onToolListChanged` called: what changed in between
-   * is not known); it resolves
+   * stream ends (the tool list is then taken as changed, and `onToolListChanged` called, and so are the resource
+   * and prompt lists the server declared `listChanged` for: what changed in between is not known); it resolves
    * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
@@ -3031,7 +3041,9 @@ export class McpClient {
    * (not an object; a list, `contents`, `messages` or `completion.values` missing or not an array; an entry that
    * is not an object or lacks its string `name`, `uri`, `uriTemplate`, `text` or `blob`, a message's `role` or
    * `content`; a `nextCursor` that is not a string) is the server's error, `PROTOCOL` with the `result`; fields
-   * past these are kept as they came. `tools/call` is checked as `callTool` checks it (a task's creation, for
+   * past these are kept as they came. A subscription (`resources/subscribe`) is made again on a session renewed
+   * after it expired (see {@link McpClient}). `tools/call` is checked as `callTool` checks it
+   * (a task's creation, for
    * `params.task`, resolves as it came; a call with `params.task` that times out or is aborted before it came is
    * cancelled as `callTool`'s is, by `tasks/cancel` for the task its answer names, never `notifications/cancelled`). `params._meta`, in every revision, must be an object (or `null`: none)
    * without a key the client sets itself (`progressToken`: give `onProgress`; the `io.modelcontextprotocol/*` keys

@@ -527,6 +527,10 @@ pub struct Client<T: Transport, C: Clock> {
     on_unauthorized: RefCell<Option<AuthHandler>>,
     /// Told of every handshake that succeeds ([`Client::set_connected_handler`]).
     on_connected: RefCell<Option<ConnectedHandler>>,
+    /// The URIs of the session's `resources/subscribe` requests ([`Client::request_checked`])
+    /// that the server accepted, less those unsubscribed since, in order: subscribed again on the
+    /// session a renewal brings (a new session has none). `connect()` and `close()` forget them.
+    subscribed: RefCell<Vec<String>>,
     /// Headers the [`AuthHandler`] gave, over those of the options with the same names.
     auth_headers: RefCell<Vec<(String, String)>>,
     /// How many times [`Client::set_auth_headers`] changed them (a value, not a call).
@@ -926,6 +930,10 @@ pub const MAX_SERVER_REQUESTS: usize = 16;
 /// unanswered, so that what the client holds stays bounded.
 pub const MAX_REFUSALS: usize = 256;
 
+/// At most this many `resources/subscribe` are sent again after a session renewal (the first
+/// subscribed; see `subscribed` in [`Client`]).
+pub const MAX_RESUBSCRIBED: usize = 256;
+
 /// The JSON-RPC error code of a server request refused past [`MAX_SERVER_REQUESTS`]: of the range
 /// JSON-RPC leaves to implementations, apart from -32603, which a failing request handler gives.
 pub const SERVER_BUSY: i64 = -32000;
@@ -1032,6 +1040,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_request: RefCell::new(None),
             on_unauthorized: RefCell::new(None),
             on_connected: RefCell::new(None),
+            subscribed: RefCell::new(Vec::new()),
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
             refused_auth: Cell::new(None),
@@ -1435,6 +1444,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let body = jsonrpc::request(&id, "logging/setLevel", object([("level", level.as_str().into())]));
             let _ = self.run_with_timeout(&id, "logging/setLevel", body, (true, false), &[], opts).await;
         }
+        // A renewed session has none of the old one's subscriptions: asked for again, best effort
+        // as the log level is (and not through `request`, for the same reason). `connect()` and
+        // `close()` forgot them, so this is a renewal's handshake.
+        let uris: Vec<String> = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect();
+        for uri in uris {
+            let id = self.new_id();
+            let body = jsonrpc::request(&id, "resources/subscribe", object([("uri", uri.into())]));
+            let _ = self.run_with_timeout(&id, "resources/subscribe", body, (true, false), &[], opts).await;
+        }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
         self.session_changed.fire();
@@ -1690,6 +1708,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.reinitializing.set(true);
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
         if end_first {
+            // A session of the app's asking: its subscriptions are the app's to make again.
+            self.subscribed.borrow_mut().clear();
             // The requests in flight are of the session ended here: abandoned at once, as close()
             // abandons them (its DELETE tells the server; no cancellation).
             self.session_ended.fire();
@@ -3564,6 +3584,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Self::by_name(method)?;
         check_params_meta(&mut params)?;
         let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
+        let uri = matches!(method, "resources/subscribe" | "resources/unsubscribe").then(|| params.get("uri").and_then(Value::as_str).map(str::to_owned)).flatten();
         let started = self.clock.now_ms();
         let mut result = self.request(method, params, opts).await?;
         // Asked by name, a listing is the server's answer: a name cut inside a character as read
@@ -3578,10 +3599,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             return self.checked_result(tool.as_deref().unwrap_or_default(), result, started, opts).await;
         }
-        match request_result_problem(method, &result) {
-            Some((ty, problem)) => Err(Error::new(ErrorCode::Protocol, format!("{method}: the result is no {ty}: {problem}")).with_detail("result", result)),
-            None => Ok(result),
+        if let Some((ty, problem)) = request_result_problem(method, &result) {
+            return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result is no {ty}: {problem}")).with_detail("result", result));
         }
+        // The session's subscriptions, made again on a renewed one (see `subscribed`). Not with a
+        // 2026-07-28 server: it has no session to renew.
+        if let Some(uri) = uri.filter(|_| !self.is_modern()) {
+            let mut subscribed = self.subscribed.borrow_mut();
+            subscribed.retain(|u| *u != uri);
+            if method == "resources/subscribe" {
+                subscribed.push(uri);
+            }
+        }
+        Ok(result)
     }
 
     /// Whether `method` may be sent by name: not `initialize` (`connect()` does the handshake)
@@ -4283,6 +4313,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
         outcome
     }
 
+    /// The notifications a listening that missed what the server sent tells the handler of, since
+    /// what changed in between is not known: the tool list changed; the resource and prompt lists
+    /// too when the server declared `listChanged` for them; with `resources`, each resource
+    /// subscribed on the session (`resources/updated`, a new session's subscriptions having been
+    /// made again by its handshake).
+    fn changes_unknown(&self, resources: bool) -> Vec<Incoming> {
+        let note = |method: &str, params: Value| Incoming::Notification { method: method.owned(), params };
+        let mut changed = vec![note("notifications/tools/list_changed", Value::Object(Map::new()))];
+        let caps = self.state.borrow().capabilities.clone().unwrap_or(Value::Null);
+        for family in ["resources", "prompts"] {
+            if caps.get(family).and_then(|c| c.get("listChanged")) == Some(&Value::Bool(true)) {
+                changed.push(note(&format!("notifications/{family}/list_changed"), Value::Object(Map::new())));
+            }
+        }
+        if resources {
+            let uris = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect::<Vec<_>>();
+            changed.extend(uris.into_iter().map(|uri| note("notifications/resources/updated", object([("uri", uri.into())]))));
+        }
+        changed
+    }
+
     /// [`Client::listen`]'s stream (or subscription), until it ends or the client is closed.
     async fn listen_once(&self) -> Result<bool> {
         let closed = self.closing.wait();
@@ -4339,11 +4390,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     // event id. Answers to the old session's requests go nowhere now (their ids may
                     // be the new session's requests'): dropped, their handlers' signals aborted. What
                     // the server sent in between is lost, and a restarted server announces no change:
-                    // its tool list is taken as changed (the notification handler hears so).
+                    // its lists and subscribed resources are taken as changed (the notification
+                    // handler hears so, see `changes_unknown`).
                     answers.clear();
                     (last_id, retry_ms, failed) = (None, None, 0);
-                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".owned(), params: Value::Object(Map::new()) };
-                    drop(self.handle(&none, WHAT, changed, None, false, &on).await);
+                    for changed in self.changes_unknown(true) {
+                        drop(self.handle(&none, WHAT, changed, None, false, &on).await);
+                    }
                 }
                 of = Some(on.clone());
             }
@@ -4551,8 +4604,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(mut body) = stream {
                 // A subscription opened again may have missed changes while there was none.
                 if opened {
-                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".owned(), params: Value::Object(Map::new()) };
-                    drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
+                    for changed in self.changes_unknown(false) {
+                        drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
+                    }
                 }
                 (opened, failed) = (true, 0);
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
@@ -4601,6 +4655,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.renewal_owed.set(false);
         self.refused_auth.set(None);
         self.refused_scope.borrow_mut().clear();
+        self.subscribed.borrow_mut().clear();
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
         self.end_session().await

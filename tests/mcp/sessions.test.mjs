@@ -15,7 +15,7 @@ let next = 0;
 /** Live sessions: id -> the responses of its open streams. */
 const sessions = new Map();
 /** What the server saw: GETs (session, Last-Event-ID, closed by the client), answers to its requests. */
-const seen = { gets: [], answers: [] };
+const seen = { gets: [], answers: [], subscribes: [] };
 
 const sse = (res, session) => res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": session });
 const event = (res, msg, id) => res.write(`${id ? `id: ${id}\n` : ""}event: message\ndata: ${JSON.stringify(msg)}\n\n`);
@@ -45,13 +45,17 @@ async function handle(req, res) {
   if (msg.method === "initialize") {
     const id = `s${++next}`;
     sessions.set(id, []);
-    return json(res, 200, { jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "sessions", version: "1" } } }, { "mcp-session-id": id });
+    return json(res, 200, { jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {}, resources: { subscribe: true } }, serverInfo: { name: "sessions", version: "1" } } }, { "mcp-session-id": id });
   }
   if (!sessions.has(session)) return json(res, 404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
   if (msg.id === undefined || msg.method === undefined) {
     if (msg.method === undefined) seen.answers.push({ session, message: msg });
     res.writeHead(202);
     return res.end();
+  }
+  if (msg.method === "resources/subscribe" || msg.method === "resources/unsubscribe") {
+    seen.subscribes.push([msg.method, session, msg.params.uri]);
+    return json(res, 200, { jsonrpc: "2.0", id: msg.id, result: {} });
   }
   const name = msg.params?.name;
   if (name === "slow") {
@@ -113,6 +117,32 @@ describe("McpClient streams after a session renewal", () => {
     );
     assert.equal(seen.gets[0].closedByClient, true, "the old session's stream was dropped");
     assert.deepEqual(seen.answers, [], "s1's ping was not answered on s2");
+    await client.close();
+  });
+
+  test("the resources subscribed to are subscribed to again on the renewed session, and heard as updated", async () => {
+    const notes = [];
+    const client = new McpClient(`${base}/mcp`, { listen: true, timeoutMs: 4000, onNotification: (n) => notes.push([n.method, n.params]) });
+    await client.connect();
+    const first = client.sessionId;
+    for (const [method, uri] of [["resources/subscribe", "file:///a"], ["resources/subscribe", "file:///b"], ["resources/unsubscribe", "file:///a"]]) {
+      assert.deepEqual(await client.request(method, { uri }), {});
+    }
+    seen.subscribes.length = 0;
+    await client.callTool("forget", {});
+    await client.callTool("echo", {});
+    assert.notEqual(client.sessionId, first);
+    assert.deepEqual(seen.subscribes, [["resources/subscribe", client.sessionId, "file:///b"]]);
+    await sleep(300);
+    assert.deepEqual(notes, [
+      ["notifications/tools/list_changed", {}],
+      ["notifications/resources/updated", { uri: "file:///b" }],
+    ]);
+    // connect() again: a new session of the app's asking, subscribed to nothing.
+    seen.subscribes.length = 0;
+    await client.connect();
+    await client.callTool("echo", {});
+    assert.deepEqual(seen.subscribes, []);
     await client.close();
   });
 });

@@ -7657,3 +7657,81 @@ fn capabilities_are_objects() {
     assert!(problem(json!({ "experimental": { "x": 1 } })).unwrap().starts_with("options.capabilities.experimental[\"x\"] must be an object"));
     assert_eq!(problem(json!({ "elicitation": { "form": { "applyDefaults": true }, "url": {} }, "sampling": {}, "roots": { "listChanged": true }, "tasks": {}, "custom": 1 })), None);
 }
+
+/// An `initialize` answer of session `session` (request id `id`) whose server declares `capabilities`.
+fn init_declaring(id: i64, session: &str, capabilities: Value) -> Reply {
+    Reply::Http {
+        status: 200,
+        headers: vec![("content-type", "application/json".into()), ("mcp-session-id", session.to_owned())],
+        chunks: vec![json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":"2025-11-25","capabilities":capabilities,"serverInfo":{"name":"t","version":"1"}}}).to_string().into_bytes()],
+        then_hang: false,
+        then_error: false,
+    }
+}
+
+/// The resources the app subscribed to on a session (and did not unsubscribe from) are subscribed
+/// to again on the session a renewal brings, which has none; the listening moved there hears
+/// each of them as updated, and the resource and prompt lists as changed where the server
+/// declared `listChanged` (what changed in between is not known). `connect()` forgets them.
+#[test]
+fn a_renewed_session_is_subscribed_again_to_the_apps_resources() {
+    let caps = json!({"resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "tools": {}});
+    let gone = || status_reply(404, vec![], "");
+    let first = "id: e1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{\"uri\":\"file:///a\"}}\n\n";
+    let h = harness(vec![
+        init_declaring(0, "old", caps.clone()),
+        accepted(),
+        Reply::Echo(json!({})),
+        Reply::Echo(json!({})),
+        Reply::Echo(json!({})),
+        sse_reply(first, 0),
+        gone(),
+        init_declaring(4, "new", caps.clone()),
+        accepted(),
+        Reply::Echo(json!({})),
+        Reply::Hang,
+    ]);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push(format!("{m} {p}")))));
+    block_on(h.client.connect()).unwrap();
+    for (method, uri) in [("resources/subscribe", "file:///a"), ("resources/subscribe", "file:///b"), ("resources/unsubscribe", "file:///b")] {
+        block_on(h.client.request_checked(method, json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+    }
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
+        for _ in 0..10_000 {
+            if h.log.borrow().requests.len() >= 11 {
+                break;
+            }
+            yield_now().await;
+        }
+        h.client.close().await
+    }));
+    assert!(listened.unwrap());
+    closed.unwrap();
+    let log = h.log.borrow();
+    assert_eq!(body(&log.requests[7])["method"], "initialize");
+    let again = &log.requests[9];
+    assert_eq!((body(again)["method"].clone(), body(again)["params"].clone()), (json!("resources/subscribe"), json!({"uri": "file:///a"})));
+    assert_eq!(header(again, "mcp-session-id"), Some("new"));
+    assert_eq!((log.requests[10].method, header(&log.requests[10], "mcp-session-id")), (Method::Get, Some("new")));
+    drop(log);
+    assert_eq!(
+        *notes.borrow(),
+        [
+            "notifications/resources/updated {\"uri\":\"file:///a\"}",
+            "notifications/tools/list_changed {}",
+            "notifications/resources/list_changed {}",
+            "notifications/prompts/list_changed {}",
+            "notifications/resources/updated {\"uri\":\"file:///a\"}",
+        ]
+    );
+
+    // connect() again: a session of the app's, subscribed to nothing (close() forgot them too).
+    let h = harness(vec![init_declaring(0, "a", caps.clone()), accepted(), Reply::Echo(json!({})), status_reply(200, vec![], ""), init_declaring(2, "b", caps), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+    block_on(h.client.connect()).unwrap();
+    let methods: Vec<Value> = h.log.borrow().requests.iter().filter(|r| r.method == Method::Post).map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["initialize", "notifications/initialized", "resources/subscribe", "initialize", "notifications/initialized"]);
+}
