@@ -3040,9 +3040,13 @@ export class McpClient {
    * and a result of those methods that is not of its type where the MCP schema and the MCP SDK's client refuse it
    * (not an object; a list, `contents`, `messages` or `completion.values` missing or not an array; an entry that
    * is not an object or lacks its string `name`, `uri`, `uriTemplate`, `text` or `blob`, a message's `role` or
-   * `content`; a `nextCursor` that is not a string) is the server's error, `PROTOCOL` with the `result`; fields
-   * past these are kept as they came. A subscription (`resources/subscribe`) is made again on a session renewed
-   * after it expired (see {@link McpClient}). `tools/call` is checked as `callTool` checks it
+   * `content`; a field typed here of another type, `null` too: a `title`, `description` or `mimeType` that is not a
+   * string, a `size` that is not a number, a prompt argument's `required` that is not a boolean, a message's
+   * `content` that is no {@link McpContentBlock} (a `text` block without its string `text`, an unknown `type`), a
+   * `blob` or image `data` that is not base64 as `atob` reads it; `completion.total` not an integer, `hasMore` not
+   * a boolean, more than 100 `values`; a `nextCursor` that is not a string) is the server's error, `PROTOCOL` with
+   * the `result`; fields past these are kept as they came. A subscription (`resources/subscribe`) is made again
+   * on a session renewed after it expired (see {@link McpClient}). `tools/call` is checked as `callTool` checks it
    * (a task's creation, for
    * `params.task`, resolves as it came; a call with `params.task` that times out or is aborted before it came is
    * cancelled as `callTool`'s is, by `tasks/cancel` for the task its answer names, never `notifications/cancelled`). `params._meta`, in every revision, must be an object (or `null`: none)

@@ -5161,11 +5161,15 @@ fn shown(v: &Value) -> String {
 
 /// What keeps a result of `method` from being what [`Client::request_checked`] gives it as (the
 /// package's `McpRequestResults`): the result type it is not, and why. Only what MCP's schema
-/// and the official SDK's client refuse too (a result that is no object; a list, `contents`,
+/// and the official SDK's client refuse too: a result that is no object; a list, `contents`,
 /// `messages` or `completion.values` missing or of the wrong type, or an entry of them that is no
-/// object or lacks what each must have; a `nextCursor` that is not a string); fields past these
-/// are the server's to add. `tools/call` is checked as [`Client::call_tool`] checks it, other
-/// methods not at all.
+/// object or lacks what each must have; a field the package types that is of another type (a
+/// resource's `mimeType`, `size`; a `title`, `description`; a prompt's `arguments`; a message's
+/// content block, as [`content_block_problem`] has it; a `blob` that is no base64, as the SDK
+/// decodes it; `completion.total`, an integer, `hasMore`, a boolean; more than
+/// [`MAX_COMPLETION_VALUES`] values); a `nextCursor` that is not a string (nor null). Fields past
+/// these are the server's to add. `tools/call` is checked as [`Client::call_tool`] checks it,
+/// other methods not at all.
 fn request_result_problem(method: &str, result: &Value) -> Option<(&'static str, String)> {
     let (ty, key): (_, Option<&str>) = match method {
         "tools/list" => ("ListToolsResult", Some("tools")),
@@ -5180,9 +5184,10 @@ fn request_result_problem(method: &str, result: &Value) -> Option<(&'static str,
     };
     let Value::Object(o) = result else { return Some((ty, format!("it is not an object ({})", shown(result)))) };
     let has_string = |e: &Map<String, Value>, k: &str| e.get(k).is_some_and(Value::is_string);
-    // What an entry of the array must have: the string fields of its type that MCP requires.
-    let entry_problem = |e: &Map<String, Value>| -> Option<&'static str> {
-        match method {
+    // What an entry of the array must have: the string fields of its type that MCP requires, and
+    // its optional fields of the type the package gives them.
+    let entry_problem = |e: &Map<String, Value>| -> Option<String> {
+        let required = match method {
             "tools/list" | "prompts/list" if !has_string(e, "name") => Some("has no string `name`"),
             "resources/list" if !has_string(e, "uri") || !has_string(e, "name") => Some("has no string `uri` and `name`"),
             "resources/templates/list" if !has_string(e, "uriTemplate") || !has_string(e, "name") => Some("has no string `uriTemplate` and `name`"),
@@ -5191,10 +5196,31 @@ fn request_result_problem(method: &str, result: &Value) -> Option<(&'static str,
             "prompts/get" if !matches!(e.get("role").and_then(Value::as_str), Some("user" | "assistant")) => Some("has no `role` \"user\" or \"assistant\""),
             "prompts/get" if !e.get("content").is_some_and(Value::is_object) => Some("has no `content` object (a content block)"),
             _ => None,
+        };
+        if let Some(why) = required {
+            return Some(why.owned());
+        }
+        match method {
+            "resources/list" => fields_problem(e, &[("title", Kind::String), ("description", Kind::String), ("mimeType", Kind::String), ("size", Kind::Number)]),
+            "resources/templates/list" => fields_problem(e, &[("title", Kind::String), ("description", Kind::String), ("mimeType", Kind::String)]),
+            "resources/read" => resource_contents_problem(e),
+            "prompts/list" => fields_problem(e, &[("title", Kind::String), ("description", Kind::String)]).or_else(|| match e.get("arguments") {
+                None => None,
+                Some(Value::Array(args)) => args.iter().enumerate().find_map(|(i, a)| match a {
+                    Value::Object(a) if !has_string(a, "name") => Some(format!("has an `arguments[{i}]` without a string `name`")),
+                    Value::Object(a) => fields_problem(a, &[("title", Kind::String), ("description", Kind::String), ("required", Kind::Boolean)])
+                        .map(|why| format!("has an `arguments[{i}]` that {why}")),
+                    other => Some(format!("has an `arguments[{i}]` that is not an object ({})", shown(other))),
+                }),
+                Some(other) => Some(format!("has `arguments` that are not an array ({})", shown(other))),
+            }),
+            "prompts/get" => content_block_problem(&e["content"]),
+            _ => None,
         }
     };
     let problem = match key {
         _ if o.get("nextCursor").is_some_and(|c| !c.is_string() && !c.is_null()) => Some(format!("its nextCursor is not a string ({})", shown(&o["nextCursor"]))),
+        _ if method == "prompts/get" && o.get("description").is_some_and(|d| !d.is_string()) => Some(format!("its description is not a string ({})", shown(&o["description"]))),
         Some(key) => match o.get(key) {
             None => Some(format!("it has no `{key}` array")),
             Some(Value::Array(entries)) => entries.iter().enumerate().find_map(|(i, entry)| match entry {
@@ -5205,8 +5231,15 @@ fn request_result_problem(method: &str, result: &Value) -> Option<(&'static str,
         },
         None if method == "completion/complete" => match o.get("completion") {
             Some(Value::Object(c)) => match c.get("values") {
-                Some(Value::Array(values)) if values.iter().all(Value::is_string) => None,
-                Some(Value::Array(_)) => Some("its completion.values holds a value that is not a string".owned()),
+                Some(Value::Array(values)) if !values.iter().all(Value::is_string) => Some("its completion.values holds a value that is not a string".owned()),
+                Some(Value::Array(values)) if values.len() > MAX_COMPLETION_VALUES => {
+                    Some(format!("its completion.values holds {} values, more than the {MAX_COMPLETION_VALUES} MCP allows", values.len()))
+                }
+                Some(Value::Array(_)) => match (c.get("total"), c.get("hasMore")) {
+                    (Some(t), _) if !is_integer(t) => Some(format!("its completion.total is not an integer ({})", shown(t))),
+                    (_, Some(m)) if !m.is_boolean() => Some(format!("its completion.hasMore is not a boolean ({})", shown(m))),
+                    _ => None,
+                },
                 _ => Some("its completion has no `values` array".owned()),
             },
             None => Some("it has no `completion` object".owned()),
@@ -5215,6 +5248,99 @@ fn request_result_problem(method: &str, result: &Value) -> Option<(&'static str,
         None => None,
     };
     problem.map(|p| (ty, p))
+}
+
+/// The most values a `completion/complete` result holds (MCP's schema; the SDK's client refuses more).
+const MAX_COMPLETION_VALUES: usize = 100;
+
+/// A JSON type an optional field must have ([`fields_problem`]).
+#[derive(Clone, Copy)]
+enum Kind {
+    String,
+    Number,
+    Boolean,
+}
+
+/// The first of `fields` that `entry` has of another type (null too, as the SDK's schemas
+/// refuse it): "has a `mimeType` that is not a string (number: 7)".
+fn fields_problem(entry: &Map<String, Value>, fields: &[(&str, Kind)]) -> Option<String> {
+    fields.iter().find_map(|&(name, kind)| {
+        let v = entry.get(name)?;
+        let (fits, what) = match kind {
+            Kind::String => (v.is_string(), "a string"),
+            Kind::Number => (v.is_number(), "a number"),
+            Kind::Boolean => (v.is_boolean(), "a boolean"),
+        };
+        (!fits).then(|| format!("has a `{name}` that is not {what} ({})", shown(v)))
+    })
+}
+
+/// A number with no fraction (JSON's `5.0` too, which JavaScript reads as 5).
+fn is_integer(v: &Value) -> bool {
+    v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// What keeps resource contents (a `resources/read` result's, an embedded resource's) from being
+/// text or blob contents, past a string `uri` and a string `text` or `blob`: a `mimeType` that is
+/// not a string, a `text` that is not one, a `blob` (of contents without a string `text`) that is
+/// no base64 ([`is_base64`]).
+fn resource_contents_problem(e: &Map<String, Value>) -> Option<String> {
+    if let Some(why) = fields_problem(e, &[("mimeType", Kind::String), ("text", Kind::String), ("blob", Kind::String)]) {
+        return Some(why);
+    }
+    match (e.get("text"), e.get("blob").and_then(Value::as_str)) {
+        (None, Some(blob)) if !is_base64(blob) => Some(format!("has a `blob` that is not base64 ({})", shown(&e["blob"]))),
+        _ => None,
+    }
+}
+
+/// Whether `data` is base64 as `atob` decodes it (WHATWG's forgiving base64, which the SDK's
+/// client checks `blob` and image data with): ASCII whitespace left out, at most two `=` at the
+/// end of a length that is a multiple of 4, the standard alphabet, and no length of 4n + 1.
+fn is_base64(data: &str) -> bool {
+    let mut clean: Vec<u8> = data.bytes().filter(|b| !matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')).collect();
+    if clean.len() % 4 == 0 {
+        for _ in 0..2 {
+            if clean.last() == Some(&b'=') {
+                clean.pop();
+            }
+        }
+    }
+    clean.len() % 4 != 1 && clean.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
+}
+
+/// What keeps a prompt message's `content` from being a content block of MCP's (the package's
+/// `McpContentBlock`, the SDK's `ContentBlockSchema`): `text` with a string `text`; `image` and
+/// `audio` with base64 `data` and a string `mimeType`; `resource_link` with a string `uri` and
+/// `name` (its `title`, `description`, `mimeType` strings, its `size` a number); `resource` with
+/// a `resource` of text or blob contents ([`resource_contents_problem`]). Another `type` is none.
+fn content_block_problem(block: &Value) -> Option<String> {
+    let b = block.as_object()?;
+    let string = |k: &str| b.get(k).is_some_and(Value::is_string);
+    let needs = match b.get("type").and_then(Value::as_str) {
+        Some("text") => (!string("text")).then_some("a string `text`"),
+        Some("image" | "audio") if !string("data") || !string("mimeType") => Some("a string `data` and `mimeType`"),
+        Some(kind @ ("image" | "audio")) => {
+            return (!is_base64(b["data"].as_str().unwrap_or_default())).then(|| format!("has an {kind} content block whose `data` is not base64 ({})", shown(&b["data"])));
+        }
+        Some("resource_link") if !string("uri") || !string("name") => Some("a string `uri` and `name`"),
+        Some("resource_link") => {
+            return fields_problem(b, &[("title", Kind::String), ("description", Kind::String), ("mimeType", Kind::String), ("size", Kind::Number)])
+                .map(|why| format!("has a resource_link content block that {why}"));
+        }
+        Some("resource") => {
+            return match b.get("resource") {
+                Some(Value::Object(r)) if !r.get("uri").is_some_and(Value::is_string) => Some("has a resource content block whose `resource` has no string `uri`".owned()),
+                Some(Value::Object(r)) if !r.get("text").is_some_and(Value::is_string) && !r.get("blob").is_some_and(Value::is_string) => {
+                    Some("has a resource content block whose `resource` has neither a string `text` nor a string `blob`".owned())
+                }
+                Some(Value::Object(r)) => resource_contents_problem(r).map(|why| format!("has a resource content block whose `resource` {why}")),
+                _ => Some("has a resource content block without a `resource` object".owned()),
+            };
+        }
+        _ => return Some(format!("has a content {} that is no text, image, audio, resource_link or resource block", shown(block))),
+    };
+    needs.map(|needs| format!("has a content block {} without {needs}", shown(block)))
 }
 
 /// What keeps a handshake's result (`initialize`'s, `server/discover`'s) from giving what

@@ -374,6 +374,29 @@ test("request() resolves only what its method's type says, where the SDK's clien
   close();
 });
 
+test("request(): a field typed in McpRequestResults of another type is PROTOCOL, as the SDK's client refuses it", async () => {
+  const { url, close } = await answering(INIT, {
+    "completion/complete": { completion: { values: ["a"], hasMore: "yes", total: "many" } },
+    "prompts/get": { messages: [{ role: "user", content: { type: "text" } }] },
+    "resources/read": { contents: [{ uri: "a://b", mimeType: "image/png", blob: "%%% not base64 %%%" }] },
+    "resources/list": { resources: [{ uri: "a://b", name: "b", size: "big", mimeType: 7 }] },
+  });
+  const client = new McpClient(url);
+  await client.connect();
+  for (const [method, params, why] of [
+    ["completion/complete", { ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "" } }, /its completion\.total is not an integer \(string: "many"\)/],
+    ["prompts/get", { name: "p" }, /`messages\[0\]` has a content block object: \{"type":"text"\} without a string `text`/],
+    ["resources/read", { uri: "a://b" }, /`contents\[0\]` has a `blob` that is not base64/],
+    ["resources/list", {}, /`resources\[0\]` has a `mimeType` that is not a string \(number: 7\)/],
+  ]) {
+    const e = await rejectsWith(client.request(method, params), "PROTOCOL");
+    assert.match(e.message, why);
+    assert.ok("result" in e, method);
+  }
+  await client.close();
+  close();
+});
+
 test("connect(): serverInfo and capabilities of the wrong shape are PROTOCOL with the result", async () => {
   for (const [init, why] of [
     [{ ...INIT, serverInfo: "x", capabilities: [] }, /no InitializeResult: its serverInfo is not an object/],

@@ -7735,3 +7735,64 @@ fn a_renewed_session_is_subscribed_again_to_the_apps_resources() {
     let methods: Vec<Value> = h.log.borrow().requests.iter().filter(|r| r.method == Method::Post).map(|r| body(r)["method"].clone()).collect();
     assert_eq!(methods, ["initialize", "notifications/initialized", "resources/subscribe", "initialize", "notifications/initialized"]);
 }
+
+/// A result of `request` whose fields the package types are of another type is the server's
+/// error, where the MCP SDK's client refuses it too: completion's `hasMore`, `total` and more
+/// than 100 values, a prompt message's content block, a `blob` that is no base64, a resource's
+/// `mimeType` and `size`. What the SDK takes is taken (whitespace in base64, `total` 5.0, a
+/// `text` beside a `blob`).
+#[test]
+fn request_results_are_checked_as_typed() {
+    let caps = json!({"resources": {}, "prompts": {}, "completions": {}});
+    let check = |method: &str, result: Value| {
+        let h = harness(vec![init_declaring(0, "s", caps.clone()), accepted(), Reply::Echo(result)]);
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.request_checked(method, json!({}), &mut CallOptions::default()))
+    };
+    let values = |n: usize| json!((0..n).map(|i| i.to_string()).collect::<Vec<_>>());
+    for (method, result, why) in [
+        ("completion/complete", json!({"completion": {"values": ["a"], "hasMore": "yes"}}), "its completion.hasMore is not a boolean (string: \"yes\")"),
+        ("completion/complete", json!({"completion": {"values": ["a"], "total": "many"}}), "its completion.total is not an integer (string: \"many\")"),
+        ("completion/complete", json!({"completion": {"values": ["a"], "total": 1.5}}), "its completion.total is not an integer (number: 1.5)"),
+        ("completion/complete", json!({"completion": {"values": values(101)}}), "its completion.values holds 101 values, more than the 100 MCP allows"),
+        ("prompts/get", json!({"messages": [{"role": "user", "content": {"type": "text"}}]}), "`messages[0]` has a content block object: {\"type\":\"text\"} without a string `text`"),
+        ("prompts/get", json!({"messages": [{"role": "user", "content": {"type": "video", "url": "x"}}]}), "is no text, image, audio, resource_link or resource block"),
+        ("prompts/get", json!({"messages": [{"role": "user", "content": {"type": "image", "data": "%%", "mimeType": "image/png"}}]}), "has an image content block whose `data` is not base64"),
+        ("prompts/get", json!({"messages": [{"role": "user", "content": {"type": "resource", "resource": {"uri": "a", "blob": "a"}}}]}), "whose `resource` has a `blob` that is not base64"),
+        ("prompts/get", json!({"messages": [], "description": 5}), "its description is not a string (number: 5)"),
+        ("resources/read", json!({"contents": [{"uri": "a://b", "blob": "%%% not base64 %%%"}]}), "`contents[0]` has a `blob` that is not base64"),
+        ("resources/read", json!({"contents": [{"uri": "a://b", "text": "x", "mimeType": 7}]}), "`contents[0]` has a `mimeType` that is not a string (number: 7)"),
+        ("resources/list", json!({"resources": [{"uri": "a://b", "name": "b", "mimeType": 7}]}), "`resources[0]` has a `mimeType` that is not a string (number: 7)"),
+        ("resources/list", json!({"resources": [{"uri": "a://b", "name": "b", "size": "big"}]}), "`resources[0]` has a `size` that is not a number (string: \"big\")"),
+        ("resources/templates/list", json!({"resourceTemplates": [{"uriTemplate": "a://{x}", "name": "b", "description": null}]}), "has a `description` that is not a string (null"),
+        ("prompts/list", json!({"prompts": [{"name": "p", "arguments": [{"name": "a", "required": "yes"}]}]}), "`prompts[0]` has an `arguments[0]` that has a `required` that is not a boolean"),
+    ] {
+        let e = check(method, result.clone()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{method} {result}: {e}");
+        assert!(e.message.contains(why), "{method} {result}: {}", e.message);
+        assert_eq!(e.details.unwrap()["result"], result);
+    }
+    for (method, result) in [
+        ("completion/complete", json!({"completion": {"values": values(100), "total": 5.0, "hasMore": true, "extra": 1}})),
+        ("prompts/get", json!({"messages": [
+            {"role": "user", "content": {"type": "text", "text": "t"}},
+            {"role": "user", "content": {"type": "image", "data": "iVBO Rw0K\nGgo=", "mimeType": "image/png"}},
+            {"role": "user", "content": {"type": "resource_link", "uri": "a", "name": "a", "size": 3}},
+            {"role": "assistant", "content": {"type": "resource", "resource": {"uri": "a", "text": "t"}}},
+        ]})),
+        ("resources/read", json!({"contents": [{"uri": "a", "blob": "YWJj"}, {"uri": "b", "blob": ""}, {"uri": "c", "text": "t", "blob": "%%"}]})),
+        ("resources/list", json!({"resources": [{"uri": "a", "name": "a", "mimeType": "text/plain", "size": 3, "icons": []}]})),
+    ] {
+        assert_eq!(check(method, result.clone()).unwrap(), result, "{method}");
+    }
+}
+
+#[test]
+fn base64_is_checked_as_atob_decodes_it() {
+    for good in ["", "YQ==", "YQ", "YWI=", "YWI", "YWJj", " Y W J j\n", "+/+/"] {
+        assert!(is_base64(good), "{good:?}");
+    }
+    for bad in ["Y", "YQ=", "Y===", "YQ==YQ==", "YW-j", "YW_j", "é", "%%%"] {
+        assert!(!is_base64(bad), "{bad:?}");
+    }
+}
