@@ -151,7 +151,7 @@ export type ProviderName = Provider | "openai-chat" | "google";
  * had. `"bare"` names cannot: one tool name on two servers is told apart by hashes only while both are listed,
  * so use `"bare"` for one server at a time. A `NameMap.fromTools` (or a conversion) of a changed list knows no
  * earlier names and cannot prevent either; an {@link McpHub} does: it never gives a name it gave one tool to
- * another (see {@link McpHub.tools}).
+ * another, and a tool keeps the name it was given while it is offered (see {@link McpHub.tools}).
  */
 export type NamingFormat = "mcp" | "server" | "bare";
 
@@ -3340,10 +3340,14 @@ export class McpHub {
    * It rejects only for what no tool or server does alone, keeping the name map it had.
    * A name the hub gave one tool, for any provider and in any `tools()`, it gives no other: a tool whose name is
    * one the hub gave another gets a hashed one instead (`_` and a hash, another for each such name), and of two tools
-   * whose names coincide (see {@link NamingFormat}) the one that had the name keeps it. So a call a model made in an
-   * earlier turn, routed by the map of a later one, reaches its tool or is `UNKNOWN_TOOL_NAME`, whatever the servers
+   * whose names coincide (see {@link NamingFormat}) the one that had the name keeps it. A tool keeps the name it was
+   * given while it is offered: a change on one server renames no other server's tool (with `naming: "bare"`, server
+   * A's `echo`, hashed while server B had an `echo` too, keeps its hashed name once B's is gone). So a call a model
+   * made in an earlier turn, routed by the map of a later one, reaches its tool or is `UNKNOWN_TOOL_NAME`, whatever the servers
    * listed since, with `naming: "bare"` too (server A's `echo` gone, server B's is `echo_` and a hash, not `echo`).
-   * That error names the tool the name was given (server A's `echo`, no longer offered) and suggests no other.
+   * That error names the tool the name was given (server A's `echo`, no longer offered) and suggests no other; for a
+   * tool the map has under another name (the name a `tools()` for another provider, or with other naming options, gave
+   * it), it names the tool and that name, which it suggests (`details.suggestions`).
    * The hub remembers at least the last 65,536 names it gave, and all of the last `tools()`'s (it forgets in batches:
    * past 98,304 names, those given longest ago are forgotten down to the last 65,536).
    * A key of `options` not known is `INVALID_OPTIONS`, as

@@ -26,8 +26,9 @@
 //!    coincide (one tool name on two servers under `Bare`, hashed names with the same 55 first
 //!    characters and hash) are all re-salted, and once one is gone the other has the name
 //!    again. With [`NamingOptions::given`] (what `McpHub` keeps), a name given before to one
-//!    pair is given no other (that one is re-salted), and a tool keeps its name in a clash with
-//!    a tool that never had it.
+//!    pair is given no other (that one is re-salted), a tool keeps its name in a clash with
+//!    a tool that never had it, and a tool keeps the name it was given last (a hashed one
+//!    too, once the clash it was hashed for is gone).
 //!
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
@@ -493,14 +494,19 @@ serialize_via_value!(NameEntry);
 /// conversions, so that a name a model was given for one tool, in any turn, never routes to
 /// another. [`NameMap::build`] with [`NamingOptions::given`] gives none of these names to
 /// another pair (it re-salts that pair's name), and in a clash the pair a name was given to
-/// keeps it. At least the last [`GIVEN_NAMES_KEPT`] names given are kept (and every name of
-/// the last map recorded); past half as many again, those given longest ago are forgotten down
-/// to that many (a server that renames its tools at every listing would otherwise grow it
-/// without end).
+/// keeps it. A pair keeps the name it was given last, of those the map could give it (its own
+/// name, or its name with a hash after a clash): a clash that ends, or one that never was its
+/// own, renames no tool a model was given. At least the last [`GIVEN_NAMES_KEPT`] names given
+/// are kept (and every name of the last map recorded); past half as many again, those given
+/// longest ago are forgotten down to that many (a server that renames its tools at every
+/// listing would otherwise grow it without end).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GivenNames {
     /// Each name's pair, and the number of the last [`GivenNames::record`] that gave it.
     names: HashMap<String, (Option<String>, String, u64)>,
+    /// The hashed names given ([`is_hash_shaped`]), by what comes before the hash: where
+    /// [`GivenNames::last_given`] finds a pair's.
+    hashed: HashMap<String, Vec<String>>,
     records: u64,
 }
 
@@ -519,6 +525,21 @@ impl GivenNames {
         self.owner(name).is_some_and(|o| o != pair)
     }
 
+    /// Of the names given to `pair` that a map could give it again, `name` (its name without a
+    /// clash) and `head` followed by `_` and a hash (its name in one), the one given last
+    /// (`name` of two given at once).
+    fn last_given<'a>(&'a self, pair: (Option<&str>, &str), name: &'a str, head: &str) -> Option<&'a str> {
+        let age = |n: &str| self.names.get(n).filter(|g| (g.0.as_deref(), g.1.as_str()) == pair).map(|g| g.2);
+        let mut last = age(name).map(|a| (name, a));
+        for n in self.hashed.get(head).into_iter().flatten() {
+            match age(n) {
+                Some(a) if last.is_none_or(|(_, b)| a > b) => last = Some((n.as_str(), a)),
+                _ => {}
+            }
+        }
+        last.map(|(n, _)| n)
+    }
+
     /// Notes the names of `map` as given (a name given to another pair before keeps that pair:
     /// a map built with these names has none).
     pub fn record(&mut self, map: &NameMap) {
@@ -530,6 +551,9 @@ impl GivenNames {
                 Some(_) => {}
                 None => {
                     self.names.insert(e.name.clone(), (e.server.clone(), e.tool.clone(), at));
+                    if is_hash_shaped(&e.name) {
+                        self.hashed.entry(e.name[..e.name.len() - HASH_LEN - 1].owned()).or_default().push(e.name.clone());
+                    }
                 }
             }
         }
@@ -542,6 +566,11 @@ impl GivenNames {
             crate::model::heapsort(&mut ages);
             let oldest_kept = ages[ages.len() - GIVEN_NAMES_KEPT];
             self.names.retain(|_, g| g.2 >= oldest_kept);
+            let names = &self.names;
+            self.hashed.retain(|_, hashed| {
+                hashed.retain(|n| names.contains_key(n));
+                !hashed.is_empty()
+            });
         }
     }
 
@@ -579,6 +608,9 @@ impl NameMap {
         let mut diags = Vec::new();
         let mut salt_of = vec![0u32; pairs.len()];
         let given = opts.given.as_deref();
+        if let Some(g) = given {
+            keep_last_given(g, pairs, opts, rule, &mut names);
+        }
         // Resolve coincidences; bounded because each round re-salts every member of a group.
         let mut unique = false;
         for _round in 0..16 {
@@ -1000,6 +1032,31 @@ fn resalt(
     }
 }
 
+/// Gives each pair the name it was given last of those it could have ([`GivenNames::last_given`]):
+/// a tool hashed in a clash keeps its hashed name once the other tool is gone, as the other
+/// tool, back, keeps its own (a model may call either by the name it was given).
+#[inline(never)]
+fn keep_last_given(given: &GivenNames, pairs: &[(Option<&str>, &str)], opts: &NamingOptions, rule: NameRule, names: &mut [String]) {
+    let keep = MAX_NAME_LEN - HASH_LEN - 1;
+    for (i, &(server, tool)) in pairs.iter().enumerate() {
+        let name = names[i].as_str();
+        // What a hash goes after in this pair's name ([`with_hash`]): a hashed name's own head,
+        // a short name itself.
+        let long;
+        let head = if is_hash_shaped(name) {
+            &name[..name.len() - HASH_LEN - 1]
+        } else if name.len() <= keep {
+            name
+        } else {
+            long = hash_head(sanitize(&raw_name(server, tool, opts), rule), server, tool, opts, rule);
+            &long[..long.len().min(keep)]
+        };
+        if let Some(last) = given.last_given(pairs[i], name, head).filter(|&last| last != name).map(str::to_owned) {
+            names[i] = last;
+        }
+    }
+}
+
 /// Re-salts each name that was given to another pair before ([`GivenNames`]), saying so in
 /// `diags`; whether any was.
 #[inline(never)]
@@ -1263,8 +1320,52 @@ mod tests {
             given.record(&map);
             assert!(given.len() <= GIVEN_NAMES_KEPT + GIVEN_NAMES_KEPT / 2);
             assert!(map.entries().iter().all(|e| given.owner(&e.name) == Some((e.server.as_deref(), e.tool.as_str()))), "{round}");
+            if round == 0 {
+                // Hashed names, forgotten with the others given as long ago.
+                let bare = NamingOptions { format: Some(NameFormat::Bare), ..opts() };
+                given.record(&NameMap::build(&[(Some("a"), "echo"), (Some("b"), "echo")], &bare, NameRule::Strict).0);
+                assert_eq!(given.hashed["echo"].len(), 2);
+            }
         }
         assert_eq!(given.owner("mcp__a__t0"), None);
+        assert!(given.hashed.is_empty());
+    }
+
+    /// F1 (s31a): a tool keeps the name it was given last of those a map could give it: hashed
+    /// in a clash, it keeps its hashed name once the other tool is gone (without the names
+    /// given, it is named as if alone), with a name longer than a hash goes after too. Its own
+    /// name, given last, it keeps through a clash.
+    #[test]
+    fn a_tool_keeps_the_name_it_was_given_last() {
+        let bare = NamingOptions { format: Some(NameFormat::Bare), ..opts() };
+        let long = "x".repeat(60);
+        for tool in ["echo", long.as_str()] {
+            let (a, b) = ((Some("a"), tool), (Some("b"), tool));
+            let mut given = GivenNames::default();
+            let mut turn = |pairs: &[(Option<&str>, &str)]| {
+                let o = NamingOptions { given: Some(Arc::new(given.clone())), ..bare.clone() };
+                let (map, _) = NameMap::build(pairs, &o, NameRule::Strict);
+                given.record(&map);
+                map.entries().iter().map(|e| e.name.clone()).collect::<Vec<_>>()
+            };
+            let both = turn(&[a, b]);
+            assert!(both[0] != tool && both[1] != tool && both[0] != both[1], "{both:?}");
+            assert_eq!(NameMap::build(&[a], &bare, NameRule::Strict).0.entries()[0].name, tool);
+            assert_eq!(turn(&[a]), [both[0].clone()], "{tool}");
+            assert_eq!(turn(&[b, a]), [both[1].clone(), both[0].clone()]);
+            assert_eq!(turn(&[b]), [both[1].clone()]);
+            // Another naming, another name: what a hash would go after is not the same.
+            let o = NamingOptions { given: Some(Arc::new(given.clone())), ..opts() };
+            assert_eq!(NameMap::build(&[a], &o, NameRule::Strict).0.entries()[0].name, prefix_tool_name(Some("a"), tool, &opts(), NameRule::Strict));
+        }
+        // A tool that had its own name keeps it; the other is hashed.
+        let mut given = GivenNames::default();
+        let o = NamingOptions { given: Some(Arc::new(given.clone())), ..bare.clone() };
+        given.record(&NameMap::build(&[(Some("a"), "echo")], &o, NameRule::Strict).0);
+        let o = NamingOptions { given: Some(Arc::new(given.clone())), ..bare.clone() };
+        let (map, _) = NameMap::build(&[(Some("b"), "echo"), (Some("a"), "echo")], &o, NameRule::Strict);
+        assert_eq!(map.entries()[1].name, "echo");
+        assert!(map.entries()[0].name.starts_with("echo_"));
     }
 
     #[test]

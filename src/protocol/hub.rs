@@ -3,7 +3,8 @@
 //! * `list_tools` asks every selected server at once; one server failing does not affect the
 //!   others: its error is reported next to the tools of the rest.
 //! * `tools` converts the listed tools for a provider with collision-proof names and keeps the
-//!   name map (a name the hub gave one tool it gives no other, see [`GivenNames`]); a tool
+//!   name map (a name the hub gave one tool it gives no other, and a tool keeps its name, see
+//!   [`GivenNames`]); a tool
 //!   that cannot be converted (a schema past the limits, an empty name) is left out and
 //!   reported with its server (see [`Hub::dropped_tools`]), the others are converted;
 //!   `tools_refreshed` first lists the servers when none were listed, and lists again
@@ -128,24 +129,30 @@ impl Routes {
     }
 }
 
-/// The error for a name `map` does not have that the hub gave a tool `map` no longer has (the
-/// name of a turn before the tool went): that tool is named, and no other is suggested, as the
-/// map's closest names would be (another server's tool of the same name, which the name was
-/// kept from). `None` for a name never given, or given to a tool `map` still has under another
-/// name (a conversion's for another provider, which the map's suggestions name).
-fn no_longer_offered(given: &GivenNames, map: &NameMap, name: &str) -> Option<Error> {
-    let owner = given.owner(name).or_else(|| crate::naming::without_model_namespace(name).and_then(|b| given.owner(b)))?;
-    if map.entries().iter().any(|e| (e.server.as_deref(), e.tool.as_str()) == owner) {
-        return None;
-    }
+/// The error for a name `map` does not have that the hub gave a tool (`e`, the map's own error
+/// for it, otherwise). A tool `map` no longer has (the name of a turn before the tool went) is
+/// named, and no other is suggested, as the map's closest names would be (another server's
+/// tool of the same name, which the name was kept from). A tool `map` has under another name (a
+/// name of another provider's conversion, or of other naming options) is named with that name,
+/// which is suggested: the map's closest names need not be it (nothing but the hub knows the
+/// names it gave with a hash).
+fn no_longer_offered(given: &GivenNames, map: &NameMap, name: &str, e: Error) -> Error {
+    let Some(owner) = given.owner(name).or_else(|| crate::naming::without_model_namespace(name).and_then(|b| given.owner(b))) else {
+        return e;
+    };
     let tool = match owner {
         (Some(server), tool) => format!("server {}'s tool {}", crate::text::quote(server), crate::text::quote(tool)),
         (None, tool) => format!("tool {}", crate::text::quote(tool)),
     };
-    Some(Error::new(
-        ErrorCode::UnknownToolName,
-        format!("no tool is named {} in this name map ({} names): it was the name of {tool}, which the last tools() no longer offers; no other tool is called in its place", crate::text::quote(name), map.entries().len()),
-    ))
+    let head = format!("no tool is named {} in this name map ({} names): it was the name of {tool}", crate::text::quote(name), map.entries().len());
+    match map.entries().iter().find(|e| (e.server.as_deref(), e.tool.as_str()) == owner) {
+        Some(now) => Error::new(
+            ErrorCode::UnknownToolName,
+            format!("{head}, which this map names {} (the name a tools() for another provider or with other naming options gave it: read each model's calls with the map of the tools it was given, callTool's options.provider); did you mean {}?", crate::text::quote(&now.name), crate::text::quote(&now.name)),
+        )
+        .with_detail("suggestions", vec![Value::from(now.name.as_str())]),
+        None => Error::new(ErrorCode::UnknownToolName, format!("{head}, which the last tools() no longer offers; no other tool is called in its place")),
+    }
 }
 
 /// The hub.
@@ -583,10 +590,11 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// servers are left out whole, those with the most tools first, until the others' fit. A
     /// failure that no tool or server has alone is the whole conversion's error.
     ///
-    /// A name the hub gave one tool, for any provider, no later `tools` gives another (see
-    /// [`GivenNames`]): a call from an earlier turn reaches its tool or is `UNKNOWN_TOOL_NAME`,
-    /// whatever the servers listed since (naming the tool the name was given, if the map no
-    /// longer has it: [`no_longer_offered`]).
+    /// A name the hub gave one tool, for any provider, no later `tools` gives another, and a
+    /// tool keeps the name it was given while it is listed (see [`GivenNames`]): a call from an
+    /// earlier turn reaches its tool or is `UNKNOWN_TOOL_NAME`, whatever the servers listed since
+    /// (naming the tool the name was given, and its name now if the map has it under another:
+    /// [`no_longer_offered`]).
     pub fn tools(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
         let target = target.into();
         let provider = target.provider;
@@ -724,7 +732,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     format!("no tool is named \"{provider_name}\" for provider \"{}\": call tools(\"{}\") first", p.name, p.name),
                 ),
             })?;
-            let (e, annotations) = routes.resolve(provider_name).map_err(|e| no_longer_offered(&self.given.borrow(), &routes.map, provider_name).unwrap_or(e))?;
+            let (e, annotations) = routes.resolve(provider_name).map_err(|e| no_longer_offered(&self.given.borrow(), &routes.map, provider_name, e))?;
             (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations, routes.target.name)
         };
         // Every error from here on names the tool and its server.
@@ -1782,6 +1790,72 @@ mod tests {
         let e = call(&hub, &t1[0].0).unwrap_err();
         assert_eq!(e.code, ErrorCode::UnknownToolName);
         assert_eq!(turn(), [t2[1].clone(), t1[0].clone()], "X, back, has its own name again");
+    }
+
+    /// F1 (s31a): a change on one server renames no tool of another that a model was given.
+    /// Under naming "bare", my.srv's `echo` and Srv-B's coincide, so both are hashed; once Srv-B
+    /// no longer lists its `echo`, my.srv's keeps its hashed name (it was renamed `echo`, and a
+    /// call of the name it had was `UNKNOWN_TOOL_NAME` naming no tool), and a call of it
+    /// reaches it. So with every naming, and for the other provider converted for.
+    #[test]
+    fn a_tool_keeps_its_name_when_the_clash_it_was_hashed_for_ends() {
+        use crate::naming::{NameFormat, NamingOptions};
+        for format in [NameFormat::Bare, NameFormat::Server, NameFormat::Mcp] {
+            let mine = json!([{"name": "echo"}, {"name": "add"}]);
+            let hub = hub(
+                vec![("my.srv", vec![listing(mine.clone()), listing(mine), echoing_arguments()]), ("Srv-B", vec![listing(json!([{"name": "echo"}])), listing(json!([]))])],
+                None,
+                None,
+            );
+            let opts = ConvertOptions { naming: NamingOptions { format: Some(format), ..NamingOptions::default() }, ..ConvertOptions::default() };
+            let names = |provider: Provider| {
+                hub.tools(provider, &opts).unwrap();
+                hub.name_map().unwrap().entries().iter().filter(|e| e.server.as_deref() == Some("my.srv")).map(|e| e.name.clone()).collect::<Vec<_>>()
+            };
+            block_on(hub.list_tools(&Selection::Auto, None));
+            let (openai, gemini) = (names(Provider::OpenAi), names(Provider::Gemini));
+            if format == NameFormat::Bare {
+                assert!(openai[0].starts_with("echo_") && gemini[0] == openai[0], "{openai:?} {gemini:?}");
+            }
+            block_on(hub.list_tools(&Selection::Auto, None));
+            assert_eq!(hub.name_map().unwrap().len(), 3, "Srv-B's echo is still in the map until tools()");
+            assert_eq!(names(Provider::OpenAi), openai, "{format:?}");
+            assert_eq!(hub.name_map().unwrap().len(), 2);
+            let c = block_on(hub.call_tool(&openai[0], json!({"message": "hi"}), CallOptions::default())).unwrap();
+            assert_eq!((c.server.as_str(), c.tool.as_str(), c.text.as_str()), ("my.srv", "echo", r#"{"message":"hi"}"#), "{format:?}");
+            assert_eq!(names(Provider::Gemini), gemini, "{format:?}");
+            // A tool listed with it again, the name stays with the tool that has it.
+            assert_eq!(names(Provider::OpenAi), openai, "{format:?}");
+        }
+    }
+
+    /// A name the hub gave a tool that the map has under another name (given by a conversion
+    /// with other naming options, or for another provider) is refused naming the tool and its
+    /// name in the map, which is suggested (the map alone could suggest nothing).
+    #[test]
+    fn a_name_the_hub_gave_a_tool_offered_under_another_name_says_its_name_now() {
+        use crate::naming::{NameFormat, NamingOptions};
+        let echo = json!([{"name": "echo"}]);
+        let hub = hub(vec![("my.srv", vec![listing(echo.clone())]), ("Srv-B", vec![listing(echo)])], None, None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let bare = ConvertOptions { naming: NamingOptions { format: Some(NameFormat::Bare), ..NamingOptions::default() }, ..ConvertOptions::default() };
+        hub.tools(Provider::OpenAi, &bare).unwrap();
+        let old = hub.name_map().unwrap().entries()[0].name.clone();
+        assert!(old.starts_with("echo_"), "{old}");
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let now = hub.name_map().unwrap().entries()[0].name.clone();
+        assert_eq!(now, "mcp__my_srv__echo_".to_owned() + &now[18..]);
+        let e = call(&hub, &old).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownToolName);
+        assert!(
+            e.message.starts_with(&format!("no tool is named \"{old}\" in this name map (2 names): it was the name of server \"my.srv\"'s tool \"echo\", which this map names \"{now}\" (")),
+            "{}",
+            e.message
+        );
+        assert!(e.message.ends_with(&format!("; did you mean \"{now}\"?")), "{}", e.message);
+        assert_eq!(e.details.unwrap()["suggestions"], json!([now]));
+        // Inside a model's namespace too.
+        assert!(call(&hub, &format!("functions.{old}")).unwrap_err().message.contains(&format!("which this map names \"{now}\"")));
     }
 
     /// A call of a tool's bare name is refused, and its error names the tools of that name; so

@@ -497,8 +497,33 @@ describe("McpHub", () => {
     const err = await rejectsWith(hub.callTool("echo", {}), "UNKNOWN_TOOL_NAME");
     assert.match(err.message, /it was the name of server "A"'s tool "echo", which the last tools\(\) no longer offers/);
     assert.ok(!err.message.includes(b), err.message);
-    assert.equal(err.details?.suggestions, undefined);
+    assert.equal(err.suggestions, undefined);
     assert.equal((await hub.callTool(b, { message: "x" })).text, "x");
+    await hub.closeAll();
+  });
+
+  test("tools(): a change on one server renames no other server's tool (naming \"bare\")", async () => {
+    // A's and B's echo coincide, so both are hashed; once B's is gone, A's keeps its hashed name (it was renamed
+    // "echo", and a call of the name the model had was UNKNOWN_TOOL_NAME naming no tool).
+    const tag = freshTag();
+    const hub = new McpHub({ A: { url: srv.url("normal", `${tag}a`) }, B: { url: srv.url("normal", `${tag}b`) } });
+    const echoOf = (server) => hub.nameMapFor("openai").entries.find((e) => e.server === server && e.tool === "echo")?.name;
+    await hub.listTools();
+    await hub.tools("openai", { naming: "bare" });
+    const a = echoOf("A");
+    assert.match(a, /^echo_[a-z0-9]{8}$/);
+    await hub.listTools({ selectedServers: ["A"] });
+    await hub.tools("openai", { naming: "bare" });
+    assert.equal(echoOf("B"), undefined);
+    assert.equal(echoOf("A"), a, "A's echo keeps its name");
+    const call = await hub.callTool(a, { message: "x" });
+    assert.deepEqual([call.server, call.tool, call.text], ["A", "echo", "x"]);
+    // With other naming options, the name the model had names the tool and its name now, which it suggests.
+    await hub.tools("openai");
+    const now = echoOf("A");
+    const err = await rejectsWith(hub.callTool(a, {}), "UNKNOWN_TOOL_NAME");
+    assert.match(err.message, new RegExp(`it was the name of server "A"'s tool "echo", which this map names "${now}"`));
+    assert.deepEqual(err.suggestions, [now]);
     await hub.closeAll();
   });
 
