@@ -1585,7 +1585,13 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * wrong provider finds no calls: give it the provider whose stream it reads. A response not streamed is read whole
    * as its one event for Chat, Ollama and Gemini (its calls and `message()` as the stream's would be); an Anthropic
    * Message (`type: "message"`), a Responses response (`object: "response"`) or a Bedrock Converse response
-   * (`output.message`), which no stream event is, is `INVALID_INPUT`: give it to {@link parseToolCalls}. For Gemini
+   * (`output.message`), which no stream event is, is `INVALID_INPUT`: give it to {@link parseToolCalls}. So is a part
+   * of a response that holds its content whole, which an SDK hands out beside its stream or a history holds: an Anthropic
+   * content block (`tool_use`, `text`...: `MessageStream`'s `contentBlock`) or message (`role`, as `message()` gives
+   * it), a Chat or Ollama message (`role`: a Chat stream helper's `message`) or one of its `tool_calls`, a Responses
+   * `function_call` or `custom_tool_call` item (`output_item.done`'s `item`) or a response without `object`
+   * (`output`), a Bedrock message (`role`, a Converse response's `output.message`), its `output` or a `toolUse`
+   * block. For Gemini
    * and Vertex, a response (`steps`, `outputs`, `object: "interaction"`) or stream event (`event_type`) of Google's Interactions API is `INVALID_INPUT`
    * too: toolwire reads `generateContent` responses and `streamGenerateContent` chunks, not that API's.
    * An event object holding a number JSON cannot hold (`NaN`, `Infinity`: what `JSON.parse` makes of `1e400`) is

@@ -57,6 +57,18 @@ impl CallFormat {
         })
     }
 
+    /// The stream events an accumulator for this format takes, for its errors.
+    fn events(self) -> &'static str {
+        match self {
+            Self::OpenAi => "the `chat.completion.chunk`s",
+            Self::OpenAiResponses => "the `response.*` events",
+            Self::Anthropic => "`message_start`, `content_block_start`...",
+            Self::Gemini => "the `GenerateContentResponse` chunks",
+            Self::Bedrock => "ConverseStream's `contentBlockStart`, `contentBlockDelta`...",
+            Self::Ollama => "the `/api/chat` chunks or `chat.completion.chunk`s",
+        }
+    }
+
     /// The provider's name, for messages.
     fn label(self) -> &'static str {
         match self {
@@ -600,6 +612,46 @@ fn whole_response(o: &Map<String, Value>, format: CallFormat) -> Option<&'static
         CallFormat::Anthropic if is("type", "message") => Some("an Anthropic Message (`type: \"message\"`)"),
         CallFormat::OpenAiResponses if is("object", "response") => Some("a Responses response (`object: \"response\"`)"),
         CallFormat::Bedrock if o.get("output").is_some_and(|out| out.get("message").is_some()) => Some("a Bedrock Converse response (`output.message`)"),
+        _ => None,
+    }
+}
+
+/// What part of a response `o` is, when it is one of `format`'s that holds the turn's content
+/// and that no stream event is: what an SDK hands out beside its stream (Anthropic's
+/// `MessageStream` `contentBlock`, a Chat stream's `message`, Responses' `output_item.done`
+/// item) or a message of the history. Read as an event, it gave no calls and an empty turn.
+/// Every stream event of these providers has fields none of these has (Anthropic's and
+/// Responses' `type`s, Chat's `choices`, Ollama's `message`, Bedrock's event keys); Gemini's
+/// stream events are responses, whose parts are read ([`Accumulator::gemini_value`]).
+fn response_part(o: &Map<String, Value>, format: CallFormat) -> Option<String> {
+    let kind = o.get("type").and_then(Value::as_str);
+    let object = |key: &str| o.get(key).is_some_and(Value::is_object);
+    let role = o.get("role").is_some_and(Value::is_string);
+    match format {
+        CallFormat::OpenAi | CallFormat::Ollama if o.contains_key("choices") || o.contains_key("message") => None,
+        CallFormat::OpenAi | CallFormat::Ollama if role && ["content", "tool_calls", "refusal", "function_call"].iter().any(|k| o.contains_key(*k)) => {
+            Some(if format == CallFormat::Ollama { "an Ollama chat message (`role`)" } else { "a Chat message (`role`)" }.owned())
+        }
+        CallFormat::OpenAi | CallFormat::Ollama if object("function") || (kind == Some("custom") && object("custom")) => {
+            Some("one tool call of a message's `tool_calls`".owned())
+        }
+        CallFormat::OpenAiResponses => match kind {
+            Some(k @ ("function_call" | "custom_tool_call")) => Some(format!("a Responses output item (`type: \"{k}\"`)")),
+            None if o.get("output").is_some_and(Value::is_array) => Some("a Responses response (`output`)".owned()),
+            _ => None,
+        },
+        CallFormat::Anthropic if role && o.contains_key("content") => Some("an Anthropic message (`role`, `content`)".owned()),
+        CallFormat::Anthropic => match kind {
+            Some(k @ ("text" | "thinking" | "redacted_thinking" | "tool_use" | "server_tool_use" | "mcp_tool_use")) => {
+                Some(format!("an Anthropic content block (`type: \"{k}\"`)"))
+            }
+            _ => None,
+        },
+        CallFormat::Bedrock if role && o.get("content").is_some_and(Value::is_array) => Some("a Bedrock message (`role`, `content`)".owned()),
+        CallFormat::Bedrock if kind.is_none() && o.get("message").is_some_and(|m| m.get("content").is_some_and(Value::is_array)) => {
+            Some("a Bedrock Converse output (`message`)".owned())
+        }
+        CallFormat::Bedrock if object("toolUse") => Some("a Bedrock content block (`toolUse`)".owned()),
         _ => None,
     }
 }
@@ -2454,6 +2506,13 @@ impl Accumulator {
                 format!("the event is {what}, a response not streamed, not a stream event: give it to parseToolCalls, which reads its calls"),
             ));
         }
+        // Nor does any event hold a part of the turn whole (a content block, a message).
+        if let Some(what) = event.as_object().and_then(|o| response_part(o, self.format)) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("the event is {what}, a part of a response, not a stream event: push the stream's own events ({}), or give it to parseToolCalls, which reads its calls", self.format.events()),
+            ));
+        }
         if let Some(e) = event.as_object().and_then(|o| interactions_error(o, self.format, "the event", "a Gemini or Vertex accumulator")) {
             return Err(e);
         }
@@ -4179,6 +4238,116 @@ mod tests {
             assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
             assert!(acc.finish(None).unwrap().is_empty());
             assert_eq!(acc.message().unwrap(), empty);
+        }
+    }
+
+    #[test]
+    fn parts_of_a_response_pushed_to_the_accumulator_are_invalid_input() {
+        // What an SDK hands out beside its stream (Anthropic's `MessageStream` `contentBlock`, a
+        // Chat stream's `message`, the item of Responses' `output_item.done`), a Bedrock
+        // Converse response's message, a message of the history: each holds its calls whole, as
+        // no stream event does. Read as an event of a kind not known, it gave no calls and an
+        // empty turn, while `parse_tool_calls` read its call (F1 of s31c).
+        let tool_use = json!({"type":"tool_use","id":"toolu_1","name":"get","input":{"a":1}});
+        let chat_call = json!({"id":"call_1","type":"function","function":{"name":"get","arguments":"{\"a\":1}"}});
+        let bedrock = json!({"role":"assistant","content":[{"toolUse":{"toolUseId":"tu1","name":"get","input":{"a":1}}}]});
+        let item = json!({"type":"function_call","id":"fc_1","call_id":"call_1","name":"get","arguments":"{\"a\":1}","status":"completed"});
+        let cases = [
+            (CallFormat::Anthropic, tool_use.clone(), "Anthropic content block (`type: \"tool_use\"`)"),
+            (CallFormat::Anthropic, json!({"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}), "`type: \"server_tool_use\"`"),
+            (CallFormat::Anthropic, json!({"role":"assistant","content":[tool_use]}), "Anthropic message (`role`, `content`)"),
+            (CallFormat::OpenAi, json!({"role":"assistant","content":null,"tool_calls":[chat_call]}), "Chat message (`role`)"),
+            (CallFormat::OpenAi, chat_call.clone(), "one tool call of a message's `tool_calls`"),
+            (CallFormat::OpenAi, json!({"id":"call_2","type":"custom","custom":{"name":"get","input":"x"}}), "one tool call"),
+            (CallFormat::Ollama, json!({"role":"assistant","content":"","tool_calls":[{"function":{"name":"get","arguments":{"a":1}}}]}), "Ollama chat message"),
+            (CallFormat::Ollama, json!({"function":{"name":"get","arguments":{"a":1}}}), "one tool call"),
+            (CallFormat::OpenAiResponses, item.clone(), "Responses output item (`type: \"function_call\"`)"),
+            (CallFormat::OpenAiResponses, json!({"type":"custom_tool_call","id":"ctc_1","call_id":"call_2","name":"get","input":"x"}), "`type: \"custom_tool_call\"`"),
+            (CallFormat::OpenAiResponses, json!({"id":"resp_1","status":"completed","output":[item]}), "Responses response (`output`)"),
+            (CallFormat::Bedrock, bedrock.clone(), "Bedrock message (`role`, `content`)"),
+            (CallFormat::Bedrock, json!({"message":bedrock}), "Bedrock Converse output (`message`)"),
+            (CallFormat::Bedrock, json!({"toolUse":{"toolUseId":"tu1","name":"get","input":{"a":1}}}), "Bedrock content block (`toolUse`)"),
+        ];
+        for (format, part, what) in cases {
+            assert_eq!(parse_tool_calls(&part, format, None).unwrap().len(), usize::from(!what.contains("server_tool_use")), "{format:?} {part}");
+            let mut acc = Accumulator::new(format);
+            let empty = acc.message().unwrap();
+            let e = acc.push(&part, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?} {part}");
+            assert!(e.message.contains(what) && e.message.contains("not a stream event") && e.message.contains("parseToolCalls"), "{}", e.message);
+            let e = acc.push_text(&format!("data: {part}\n\n"), None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
+            assert!(acc.finish(None).unwrap().is_empty());
+            assert_eq!(acc.message().unwrap(), empty);
+        }
+    }
+
+    #[test]
+    fn every_stream_event_is_still_read_beside_the_parts_refused() {
+        // The events of each provider's stream, as its SDK yields them, and those of the others:
+        // none is taken for a part of a response.
+        let anthropic = [
+            json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"c"}}),
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get","input":{}}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":1}"}}),
+            json!({"type":"content_block_stop","index":0}),
+            json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}),
+            json!({"type":"ping"}),
+            json!({"type":"message_stop"}),
+        ];
+        let chat = [
+            json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get","arguments":""}}]}}]}),
+            json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":1}"}}]}}]}),
+            json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+            json!({"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"total_tokens":3}}),
+        ];
+        let ollama = [
+            json!({"model":"m","created_at":"t","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get","arguments":{"a":1}}}]},"done":false}),
+            json!({"model":"m","created_at":"t","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}),
+        ];
+        let item = json!({"type":"function_call","id":"fc_1","call_id":"call_1","name":"get","arguments":"","status":"in_progress"});
+        let responses = [
+            json!({"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}}),
+            json!({"type":"response.output_item.added","output_index":0,"item":item}),
+            json!({"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_1","delta":"{\"a\":1}"}),
+            json!({"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get","arguments":"{\"a\":1}","status":"completed"}}),
+            json!({"type":"response.completed","response":{"id":"resp_1","object":"response","status":"completed","output":[]}}),
+        ];
+        let gemini = [json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get","args":{"a":1}}}]},"finishReason":"STOP","index":0}],"responseId":"r1"})];
+        let bedrock = [
+            json!({"messageStart":{"role":"assistant"}}),
+            json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tu1","name":"get"}}}}),
+            json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"a\":1}"}}}}),
+            json!({"contentBlockStop":{"contentBlockIndex":0}}),
+            json!({"messageStop":{"stopReason":"tool_use"}}),
+            json!({"metadata":{"usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2},"metrics":{"latencyMs":1}}}),
+        ];
+        let streams: [(CallFormat, &[Value]); 6] = [
+            (CallFormat::Anthropic, &anthropic),
+            (CallFormat::OpenAi, &chat),
+            (CallFormat::Ollama, &ollama),
+            (CallFormat::OpenAiResponses, &responses),
+            (CallFormat::Gemini, &gemini),
+            (CallFormat::Bedrock, &bedrock),
+        ];
+        for (format, own) in streams {
+            // Another provider's event is passed over, or refused for a field of its own format's
+            // event that it has in another shape; never as a part of a response.
+            let mut acc = Accumulator::new(format);
+            for (other, events) in streams {
+                for ev in events.iter().filter(|_| other != format) {
+                    if let Err(e) = acc.push(ev, None) {
+                        assert!(!e.message.contains("part of a response"), "{format:?} refused {other:?}'s {ev}: {}", e.message);
+                    }
+                }
+            }
+            let mut acc = Accumulator::new(format);
+            let mut calls = Vec::new();
+            for ev in own {
+                calls.extend(acc.push(ev, None).unwrap_or_else(|e| panic!("{format:?} refused {ev}: {}", e.message)));
+            }
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(calls.iter().map(|c| (c.provider_name.as_str(), c.arguments.clone())).collect::<Vec<_>>(), [("get", json!({"a":1}))], "{format:?}");
         }
     }
 

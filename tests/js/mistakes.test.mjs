@@ -639,3 +639,38 @@ test("flat options are read at once as their JSON, and options only like them ar
     }
   }
 });
+
+test("a part of a response pushed (an SDK's contentBlock or message event, an output item, a Converse message) is INVALID_INPUT pointing at parseToolCalls, not [] and an empty turn (s31c F1)", async () => {
+  const toolUse = { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } };
+  const chatCall = { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } };
+  const cases = [
+    ["anthropic", toolUse, /Anthropic content block \(`type: "tool_use"`\)/],
+    ["anthropic", { role: "assistant", content: [toolUse] }, /Anthropic message/],
+    ["openai", { role: "assistant", content: null, refusal: null, tool_calls: [chatCall] }, /Chat message/],
+    ["openai", chatCall, /one tool call of a message's `tool_calls`/],
+    ["ollama", { role: "assistant", content: "", tool_calls: [{ function: { name: "get_weather", arguments: { city: "Paris" } } }] }, /Ollama chat message/],
+    ["openai-responses", { type: "function_call", id: "fc_1", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}', status: "completed" }, /Responses output item/],
+    ["bedrock", { role: "assistant", content: [{ toolUse: { toolUseId: "tu_1", name: "get_weather", input: { city: "Paris" } } }] }, /Bedrock message/],
+  ];
+  for (const [provider, part, what] of cases) {
+    assert.equal(tw.parseToolCalls(part, provider).length, 1, provider);
+    const acc = new tw.ToolCallAccumulator(provider);
+    const empty = acc.message();
+    await refused(() => acc.push(part), "INVALID_INPUT", what);
+    await refused(() => acc.push(part), "INVALID_INPUT", /a part of a response, not a stream event: push the stream's own events .*parseToolCalls/);
+    await refused(() => acc.push(JSON.stringify(part)), "INVALID_INPUT", what);
+    assert.deepEqual(acc.finish(), []);
+    assert.deepEqual(acc.message(), empty);
+  }
+  // The stream's own events are read as before; and an accumulator's message() is no event either.
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  const calls = [
+    { type: "message_start", message: { id: "m", type: "message", role: "assistant", content: [], model: "c" } },
+    { type: "content_block_start", index: 0, content_block: toolUse },
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "tool_use" } },
+    { type: "message_stop" },
+  ].flatMap((e) => acc.push(e));
+  assert.deepEqual(calls.map((c) => c.arguments), [{ city: "Paris" }]);
+  await refused(() => new tw.ToolCallAccumulator("anthropic").push(acc.message()), "INVALID_INPUT", /Anthropic message/);
+});
