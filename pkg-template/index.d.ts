@@ -152,6 +152,14 @@ export type ProviderName = Provider | "openai-chat" | "google";
  * so use `"bare"` for one server at a time. A `NameMap.fromTools` (or a conversion) of a changed list knows no
  * earlier names and cannot prevent either; an {@link McpHub} does: it never gives a name it gave one tool to
  * another, and a tool keeps the name it was given while it is offered (see {@link McpHub.tools}).
+ *
+ * Each character a provider's names cannot hold is written as `_`. No provider's names hold a letter or digit
+ * outside ASCII, so a tool named `検索` (or `поиск`, `café`) would reach the model with nothing (or part) of its name
+ * left (`mcp__docs_____nmd3d66h`): such a tool is sent with its name at the start of its description,
+ * `Tool name: 検索`, then a blank line and its description (or its title, which stands in for a missing one), if
+ * any; {@link toolsSystemPrompt} lists it so too. Its report says `names/sanitized` (see {@link Diagnostic.rule}).
+ * A name that only gets a prefix, or has punctuation, spaces, emoji or combining marks written as `_`, is sent
+ * with its description as it is.
  */
 export type NamingFormat = "mcp" | "server" | "bare";
 
@@ -422,7 +430,12 @@ export interface Diagnostic {
    */
   path: string;
   /**
-   * Stable rule identifier, e.g. `"gemini/strip-keyword"`. Among them: `anthropic/property-renamed` and
+   * Stable rule identifier, e.g. `"gemini/strip-keyword"`. Among them: the tool's name, each a change of a tool
+   * whose provider name is not its own (the message names it; the name map resolves it back): `names/sanitized`
+   * when the name has letters or digits no provider's names hold (`検索`: the message lists them, and the
+   * description starts with `Tool name: 検索`, see {@link NamingFormat}), else `names/collision` when another
+   * tool's name clashed with it (it was hashed again), else `names/rename` (a prefix, `_` for punctuation, a
+   * hash); `anthropic/property-renamed` and
    * `bedrock/property-renamed` (changes: a top-level property key Claude refuses, renamed; the message names both
    * keys) and `gemini/property-name` (a problem: a property key of Gemini's `parameters` outside what Gemini
    * documents, `^[A-Za-z_][A-Za-z0-9_]{0,63}$`, such as `If-Match`; kept as it is, as no rejection for one has been
@@ -2067,7 +2080,8 @@ export interface SystemPromptOptions extends NamingOptions {
 
 /**
  * A tool-use system prompt for models without native tool calling. Each tool is listed by the name a conversion
- * gives it (`## mcp__docs__search`), with its description (each line quoted, `> Search the docs.`), its parameters as a tree, and, where the tree leaves
+ * gives it (`## mcp__docs__search`), with its description (each line quoted, `> Search the docs.`; for a name whose letters the list
+ * cannot write, `> Tool name: 検索` first, as a conversion sends it: see {@link NamingFormat}), its parameters as a tree, and, where the tree leaves
  * something out, its input schema as compact JSON with its `$ref`s inlined and a root `allOf`, `anyOf` or `oneOf` merged into its
  * parameters, as every conversion merges it (`Input schema: {...}`, within
  * `maxSchemaChars`), as Hermes-style chat templates and LangChain's `render_text_description_and_args` give one, so

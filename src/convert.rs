@@ -618,20 +618,36 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 fn tool_report(tool: &Head, server: Option<String>, name: &str, clashed: &HashSet<&str>) -> ToolReport {
     let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.owned(), changes: tool.left_out.clone(), ..ToolReport::default() };
     if name != tool.name {
-        // The name a clash gave it, not the name it would have had (which the copy that kept
-        // it is named).
-        let rule = if clashed.contains(name) {
-            "names/collision"
+        let lost = crate::naming::lost_letters(&tool.name);
+        // Letters the model cannot read first (whether or not the name also clashed: the
+        // change an app looks for); then the name a clash gave it, not the name it would have
+        // had (which the copy that kept it is named).
+        let (rule, message) = if !lost.is_empty() {
+            ("names/sanitized", lost_letters_message(name, &tool.name, &lost))
+        } else if clashed.contains(name) {
+            ("names/collision", format!("provider name \"{name}\" (the name map resolves it back)"))
         } else {
-            "names/rename"
+            ("names/rename", format!("provider name \"{name}\" (the name map resolves it back)"))
         };
-        tr.changes.push(Diagnostic {
-            path: String::new(),
-            rule,
-            message: format!("provider name \"{name}\" (the name map resolves it back)"),
-        });
+        tr.changes.push(Diagnostic { path: String::new(), rule, message });
     }
     tr
+}
+
+/// The message of a `names/sanitized` change: the provider name, the letters and digits of the
+/// tool's name it lost (the first [`MAX_LISTED`] of them), and where the name is said instead.
+fn lost_letters_message(name: &str, tool: &str, lost: &[char]) -> String {
+    const MAX_LISTED: usize = 8;
+    let mut listed: Vec<String> = lost.iter().take(MAX_LISTED).map(char::to_string).collect();
+    if lost.len() > MAX_LISTED {
+        listed.push(format!("and {} more", lost.len() - MAX_LISTED));
+    }
+    format!(
+        "provider name \"{name}\" (the name map resolves it back): {} has letters or digits no provider's names can hold ({}), each written as \"_\"; the description starts with the name ({})",
+        crate::text::quote(tool),
+        listed.join(", "),
+        crate::text::quote(&format!("{}{tool}", crate::naming::TOOL_NAME_LABEL))
+    )
 }
 
 /// What a conversion reads of a tool (see [`Tool`]): the rest of a tool is not sent to a
@@ -662,11 +678,23 @@ impl Head<'_> {
                 message: format!("the tool's {k} is not a string ({}): not sent", json_type(v)),
             })
             .collect();
-        Head { name: name.into(), title: title.map(Cow::Owned), description: description.map(Cow::Owned), server_name: server_name.map(Cow::Owned), input_schema, left_out }
+        let mut head = Head { name: name.into(), title: title.map(Cow::Owned), description: description.map(Cow::Owned), server_name: server_name.map(Cow::Owned), input_schema, left_out };
+        head.name_lost_letters();
+        head
     }
 
     pub(crate) fn description_text(&self) -> &str {
         description_text(self.description.as_deref(), self.title.as_deref())
+    }
+
+    /// A tool whose name has letters or digits no provider name can hold (`検索` is
+    /// `mcp__docs_____nmd3d66h`) is sent with its name at the start of its description (or its
+    /// title, which stands in for one), where the model reads it: see
+    /// [`crate::naming::named_description`]. Any other tool's is left as it is.
+    pub(crate) fn name_lost_letters(&mut self) {
+        if let Some(text) = crate::naming::named_description(crate::naming::TOOL_NAME_LABEL, &self.name, self.description_text()) {
+            self.description = Some(Cow::Owned(text));
+        }
     }
 }
 
@@ -1847,6 +1875,89 @@ mod tests {
             }
             assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
         }
+    }
+
+    /// A tool whose name has letters or digits no provider name holds (`検索` reaches the model as
+    /// `mcp__docs_____nmd3d66h`, nothing of its name left) is sent with its name at the start of
+    /// its description, or as its description when it has none (a title stands in for one, a
+    /// blank one is none), and its rename is a `names/sanitized` change naming the letters, for
+    /// every provider and on every path (s31d F1). A name that keeps its letters (a prefix, `.`,
+    /// an emoji, a combining mark written as `_`) is sent and reported as before.
+    #[test]
+    fn a_name_without_its_letters_is_said_in_the_description() {
+        let input = serde_json::json!([
+            {"name": "検索", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+            {"name": "削除", "title": "Delete a document", "inputSchema": {"type": "object"}},
+            {"name": "поиск_docs", "description": "  Searches.", "inputSchema": {"type": "object"}},
+            {"name": "جستجو", "description": " ", "inputSchema": {"type": "object"}},
+            {"name": "get", "description": "Gets.", "inputSchema": {"type": "object"}},
+            {"name": "a.b-c d", "inputSchema": {"type": "object"}},
+            {"name": "find🔍", "inputSchema": {"type": "object"}},
+            {"name": "cafe\u{301}", "description": "NFD", "inputSchema": {"type": "object"}},
+        ]);
+        let want = [
+            Some("Tool name: 検索"),
+            Some("Tool name: 削除\n\nDelete a document"),
+            Some("Tool name: поиск_docs\n\nSearches."),
+            Some("Tool name: جستجو"),
+            Some("Gets."),
+            None,
+            None,
+            Some("NFD"),
+        ];
+        let description = |provider: Provider, tools: &Value, i: usize| -> Option<String> {
+            let d = match provider {
+                Provider::OpenAi | Provider::Ollama => &tools[i]["function"]["description"],
+                Provider::OpenAiResponses | Provider::Anthropic => &tools[i]["description"],
+                Provider::Bedrock => &tools[i]["toolSpec"]["description"],
+                Provider::Gemini | Provider::Vertex => &tools[0]["functionDeclarations"][i]["description"],
+            };
+            d.as_str().map(str::to_owned)
+        };
+        for provider in Provider::ALL {
+            for strict in [false, true] {
+                let opts = ConvertOptions { server: Some("docs".into()), schema: SchemaOptions { strict, ..SchemaOptions::default() }, ..ConvertOptions::default() };
+                let out = convert(input.clone(), provider, &opts).unwrap();
+                let label = format!("{provider:?} strict={strict}");
+                for (i, want) in want.iter().enumerate() {
+                    assert_eq!(description(provider, &out.tools, i).as_deref(), *want, "{label}: {i}");
+                }
+                assert_eq!(convert_json(&input.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{label}");
+                let detailed = convert_json_detailed(&input.to_string(), provider, &opts).unwrap();
+                assert_eq!(detailed.tools, out.tools.to_string(), "{label}");
+                let rules: Vec<&str> = out.report.tools.iter().map(|t| t.changes.iter().find(|c| c.rule.starts_with("names/")).map_or("", |c| c.rule)).collect();
+                assert_eq!(rules, ["names/sanitized", "names/sanitized", "names/sanitized", "names/sanitized", "names/rename", "names/rename", "names/rename", "names/rename"], "{label}");
+                assert_eq!(detailed.report.tools.iter().map(|t| &t.changes).collect::<Vec<_>>(), out.report.tools.iter().map(|t| &t.changes).collect::<Vec<_>>(), "{label}");
+            }
+        }
+        let report = convert(input, Provider::Anthropic, &ConvertOptions { server: Some("docs".into()), ..ConvertOptions::default() }).unwrap().report;
+        let name = &report.tools[0].name;
+        assert_eq!(
+            report.tools[0].changes[0].message,
+            format!(r#"provider name "{name}" (the name map resolves it back): "検索" has letters or digits no provider's names can hold (検, 索), each written as "_"; the description starts with the name ("Tool name: 検索")"#)
+        );
+        // Many letters are listed up to a count; a repeated one once.
+        let long = serde_json::json!([{"name": "ааабвгдежзийк", "inputSchema": {"type": "object"}}]);
+        let report = convert(long, Provider::OpenAi, &ConvertOptions::default()).unwrap().report;
+        assert!(report.tools[0].changes[0].message.contains("(а, б, в, г, д, е, ж, з, and 3 more)"), "{}", report.tools[0].changes[0].message);
+    }
+
+    /// Letters lost by a name that a clash also re-salted (one tool name on two servers, under
+    /// `bare`) are still a `names/sanitized` change; a clash alone is `names/collision`.
+    #[test]
+    fn a_clashing_name_without_its_letters_is_reported_as_sanitized() {
+        let input = serde_json::json!([
+            {"name": "検索", "serverName": "a", "inputSchema": {"type": "object"}},
+            {"name": "検索", "serverName": "b", "inputSchema": {"type": "object"}},
+            {"name": "get", "serverName": "a", "inputSchema": {"type": "object"}},
+            {"name": "get", "serverName": "b", "inputSchema": {"type": "object"}},
+        ]);
+        let opts = ConvertOptions { naming: NamingOptions { format: Some(NameFormat::Bare), ..NamingOptions::default() }, ..ConvertOptions::default() };
+        let out = convert(input, Provider::OpenAi, &opts).unwrap();
+        let rules: Vec<&str> = out.report.tools.iter().map(|t| t.changes[0].rule).collect();
+        assert_eq!(rules, ["names/sanitized", "names/sanitized", "names/collision", "names/collision"]);
+        assert_eq!(out.tools[0]["function"]["description"], "Tool name: 検索");
+        assert!(out.name_map.resolve(out.tools[1]["function"]["name"].as_str().unwrap()).is_ok());
     }
 
     /// Bedrock refuses an empty `description` (it must be 1 or more characters): one that is

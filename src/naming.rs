@@ -305,6 +305,45 @@ pub fn sanitize(raw: &str, rule: NameRule) -> String {
     out
 }
 
+/// The letters and digits of a tool's name that no provider name can hold, each once, in order:
+/// those outside ASCII (`検索`, `поиск`, `é`). Every rule holds the ASCII letters and digits and
+/// no other character, so these are what sanitising writes as `_` whatever the provider, and
+/// what the model cannot read back out of the name; a name that loses none keeps all its words
+/// (its punctuation aside).
+pub fn lost_letters(tool: &str) -> Vec<char> {
+    let mut lost = Vec::new();
+    for c in tool.chars().filter(|c| !c.is_ascii() && c.is_alphanumeric()) {
+        if !lost.contains(&c) {
+            lost.push(c);
+        }
+    }
+    lost
+}
+
+/// What starts the description of a tool whose name lost letters or digits
+/// ([`named_description`]), before the name.
+pub const TOOL_NAME_LABEL: &str = "Tool name: ";
+
+/// The description a tool whose name lost letters or digits ([`lost_letters`]) is sent with:
+/// `label` and the name, where the model reads it, then the description, if it has one, after a
+/// blank line (`Tool name: 検索\n\nSearches the documents.`). Without it the model would read
+/// nothing of the name (`mcp__docs_____nmd3d66h`). `None` for any other tool: its description is
+/// sent as it is.
+pub fn named_description(label: &str, tool: &str, description: &str) -> Option<String> {
+    if tool.is_ascii() || !tool.chars().any(|c| !c.is_ascii() && c.is_alphanumeric()) {
+        return None;
+    }
+    let description = description.trim();
+    let mut text = String::with_capacity(label.len() + tool.len() + 2 + description.len());
+    text.push_str(label);
+    text.push_str(tool);
+    if !description.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(description);
+    }
+    Some(text)
+}
+
 /// A part of a name (a server's, a tool's) with each character the rule forbids as `_`, as
 /// [`sanitize`] makes it within the whole name.
 pub(crate) fn sanitize_part(raw: &str, rule: NameRule) -> String {
@@ -1172,6 +1211,26 @@ mod tests {
         let opts = NamingOptions { portable: true, ..NamingOptions::default() };
         assert_eq!(opts.rule(NameRule::Gemini), NameRule::Portable);
         assert_eq!(NamingOptions::default().rule(NameRule::Gemini), NameRule::Gemini);
+    }
+
+    /// The letters a name loses are those outside ASCII, whatever the rule: every rule holds
+    /// the ASCII letters and digits and no other character. Punctuation, emoji and combining
+    /// marks are no letters; a name that loses none has no description of its name.
+    #[test]
+    fn lost_letters_are_the_letters_outside_ascii() {
+        for rule in [NameRule::Strict, NameRule::Gemini, NameRule::Portable] {
+            assert!(('0'..='9').chain('a'..='z').chain('A'..='Z').all(|c| rule.allows(c)), "{rule:?}");
+            assert!(!['é', '検', 'п', 'ج', '٣', 'Ⅻ', 'ｓ', '\u{301}', '🔍', '\u{200d}'].iter().any(|c| rule.allows(*c)), "{rule:?}");
+        }
+        assert_eq!(lost_letters("検索検"), ['検', '索']);
+        assert_eq!(lost_letters("поиск-Docs"), ['п', 'о', 'и', 'с', 'к']);
+        assert_eq!(lost_letters("ｓｅａｒｃｈ٣"), ['ｓ', 'ｅ', 'ａ', 'ｒ', 'ｃ', 'ｈ', '٣']);
+        for kept in ["get", "a.b-c d:e", "find🔍", "cafe\u{301}", "x\u{200b}y", ""] {
+            assert!(lost_letters(kept).is_empty(), "{kept:?}");
+            assert_eq!(named_description(TOOL_NAME_LABEL, kept, "D"), None, "{kept:?}");
+        }
+        assert_eq!(named_description(TOOL_NAME_LABEL, "検索", "").as_deref(), Some("Tool name: 検索"));
+        assert_eq!(named_description(TOOL_NAME_LABEL, "café", " Finds.\n").as_deref(), Some("Tool name: café\n\nFinds."));
     }
 
     fn opts() -> NamingOptions {

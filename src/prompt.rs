@@ -36,6 +36,9 @@ pub struct Locale {
     schema_left_out: &'static str,
     /// `{n}`: how many nested parameters' lines [`MAX_NESTED_CHARS`] left out.
     tree_cut: &'static str,
+    /// Before the name of a tool whose name lost letters or digits, at the start of its
+    /// description ([`crate::naming::named_description`]).
+    tool_name: &'static str,
 }
 
 /// English.
@@ -51,6 +54,7 @@ pub const EN: Locale = Locale {
     schema: "Input schema",
     schema_left_out: "not shown ({n} characters; the parameters above are its outline)",
     tree_cut: "({n} more nested parameters, and what they hold, not listed: past the list's length for one tool)",
+    tool_name: crate::naming::TOOL_NAME_LABEL,
 };
 
 /// Simplified Chinese.
@@ -66,6 +70,7 @@ pub const ZH_CN: Locale = Locale {
     schema: "输入 Schema",
     schema_left_out: "未列出（{n} 个字符；以上参数为其概要）",
     tree_cut: "（另有 {n} 个嵌套参数及其内容未列出：超出单个工具的列表长度）",
+    tool_name: "工具名称：",
 };
 
 impl Locale {
@@ -489,7 +494,10 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
     let mut list = String::new();
     for (tool, entry) in tools.iter().zip(map.entries()) {
         list.push_str(&format!("## {}\n", entry.name));
-        let d = tool.description_text().trim();
+        // A name the list writes without some of its letters is said in the description, as
+        // a conversion says it.
+        let named = crate::naming::named_description(l.tool_name, &tool.name, tool.description_text());
+        let d = named.as_deref().unwrap_or(tool.description_text()).trim();
         if !d.is_empty() {
             push_quoted(&mut list, d);
         }
@@ -620,6 +628,27 @@ mod tests {
             assert!(quoted.contains(&"> ## mcp__docs__delete_everything"), "{quoted:?}");
             assert!(quoted.contains(&"> Looks things up.") && quoted.contains(&"> Title."), "{quoted:?}");
             assert!(quoted.contains(&"> > Deletes all. [8m"), "{quoted:?}");
+        }
+    }
+
+    /// A tool whose listed name lost letters (`検索` is `mcp__docs_____nmd3d66h`) has its name at
+    /// the start of its description, in the prompt's language; the others are as they were.
+    #[test]
+    fn a_name_without_its_letters_is_said_in_the_prompt() {
+        let tools: Vec<Tool> = [json!({"name": "検索"}), json!({"name": "削除", "description": "Deletes.\nFor good."}), json!({"name": "get", "description": "Gets."})]
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| Tool::from_value(t, i).unwrap())
+            .collect();
+        let servers = [Some("docs"); 3];
+        let map = NameMap::build(&[(Some("docs"), "検索"), (Some("docs"), "削除")], &NamingOptions::default(), NameRule::Strict).0;
+        let (search, delete) = (&map.entries()[0].name, &map.entries()[1].name);
+        for (locale, label) in [(EN, "Tool name: "), (ZH_CN, "工具名称：")] {
+            let opts = PromptOptions { locale: Some(locale), ..PromptOptions::default() };
+            let p = tools_system_prompt(&tools, &servers, &NamingOptions::default(), NameRule::Strict, &opts);
+            assert!(p.contains(&format!("## {search}\n> {label}検索\n")), "{p}");
+            assert!(p.contains(&format!("## {delete}\n> {label}削除\n>\n> Deletes.\n> For good.\n")), "{p}");
+            assert!(p.contains("## mcp__docs__get\n> Gets.\n"), "{p}");
         }
     }
 

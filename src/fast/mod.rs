@@ -893,6 +893,7 @@ pub(crate) fn prepare_with<'a>(
         if head.name.is_empty() {
             return None;
         }
+        head.name_lost_letters();
         if size.depth > max_json_depth || size.nodes > limits.max_nodes || size.longest_string > limits.max_string_bytes {
             return None;
         }
