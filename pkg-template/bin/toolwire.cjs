@@ -5,6 +5,9 @@
 // said as one: never 1, which a script would read as a check that ran).
 const fs = require("node:fs");
 const toolwire = require("../index.cjs");
+// The check on JSON text, as convertMcpToolsJson reads it: numbers as written (JSON.parse rounds an integer past 2^53
+// and makes 1e400 Infinity, so a check of its objects would be of values the file does not hold).
+const { __checkToolsJson: checkToolsJson } = require("../node/toolwire.js");
 
 // For the help text only: the library validates the name (UNKNOWN_PROVIDER, with the one most likely meant).
 const PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"];
@@ -145,9 +148,18 @@ function isResponse(item) {
   return isMessage(item) && !("method" in item) && ("result" in item || "error" in item);
 }
 
-/** Whether `item` is a JSON-RPC message: a response, or a request or notification (`{jsonrpc: "2.0", method}`). */
+/**
+ * Whether `item` is a JSON-RPC message: a response, or a request or notification (`{jsonrpc: "2.0", method}`). One
+ * without `jsonrpc` is one too where it has no `name` (a tool has one), as a lone response is read without it.
+ */
 function isMessage(item) {
-  return item !== null && typeof item === "object" && !Array.isArray(item) && item.jsonrpc === "2.0" && ("method" in item || "result" in item || "error" in item);
+  return (
+    item !== null &&
+    typeof item === "object" &&
+    !Array.isArray(item) &&
+    (item.jsonrpc === "2.0" || (!("jsonrpc" in item) && !("name" in item))) &&
+    ("method" in item || "result" in item || "error" in item)
+  );
 }
 
 /** How deep {@link rpcError} writes an error that JSON.stringify cannot write whole: deeper values are cut. */
@@ -179,6 +191,48 @@ function rpcError(error) {
   return new InputError(`the input is a JSON-RPC error: ${shown(text)}`);
 }
 
+/**
+ * The source text of element `at` of the JSON array `text` (valid JSON, as JSON.parse read it), preceded by the text
+ * before it with every character but a line break as a space: the library's errors then say the file's line and column.
+ */
+function elementText(text, at) {
+  let depth = 0;
+  let start = 0;
+  let index = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; text[i] !== '"'; i++) if (text[i] === "\\") i++;
+    } else if (c === "[" || c === "{") {
+      if (depth++ === 0) start = i + 1;
+    } else if ((c === "]" || c === "}") && --depth > 0) {
+      continue;
+    } else if (c === "]" || (c === "," && depth === 1)) {
+      // The end of an element: the array's, or a comma of its own.
+      if (index++ === at) return text.slice(0, start).replace(/[^\n]/g, " ") + text.slice(start, i);
+      start = i + 1;
+    }
+  }
+  throw new Error(`no element ${at} in the array`);
+}
+
+/**
+ * The tools/list result in any of the accepted wrappings: how many tools it gives, the JSON text to check (the file's
+ * own, or its response's in a batch) and its `nextCursor`, where it has one.
+ */
+function listOf(doc, text) {
+  const cursorOf = (result) => (result && typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined);
+  // A batch: the text of its one tools/list response (toolsOf finds it, or says why there is none).
+  if (Array.isArray(doc) && doc.length > 0 && doc.every(isMessage)) {
+    const tools = toolsOf(doc);
+    const at = doc.findIndex((r) => isResponse(r) && r.result && r.result.tools === tools);
+    return { given: tools.length, text: elementText(text, at), cursor: cursorOf(doc[at].result) };
+  }
+  const tools = toolsOf(doc);
+  const cursor = Array.isArray(doc) ? undefined : Array.isArray(doc.tools) ? cursorOf(doc) : cursorOf(doc.result);
+  return { given: tools.length, text, cursor };
+}
+
 /** The tools array of a tools/list result in any of the accepted wrappings. */
 function toolsOf(doc) {
   // A JSON-RPC batch is no tools array: its one tools/list result is, where it holds exactly one. A 2025-03-26
@@ -204,7 +258,14 @@ function toolsOf(doc) {
   throw new InputError("expected a tools array, {tools:[...]} or {result:{tools:[...]}}");
 }
 
-function format(report, showChanges, asked) {
+/** Where a problem of the list as a whole is: its tool where it names one (by name, or by index), else the list. */
+function placeOf(d) {
+  if (typeof d.tool === "string" && d.tool !== "") return `(tool ${quoted(d.tool)})`;
+  const index = /^\/(\d+)(?:\/|$)/.exec(d.path || "");
+  return index ? `(tool at index ${index[1]})` : "(all tools)";
+}
+
+function format(report, showChanges, asked, given) {
   const lines = [];
   let problems = report.problems.length;
   let changes = 0;
@@ -217,11 +278,15 @@ function format(report, showChanges, asked) {
     for (const d of t.problems) lines.push(`    problem  ${shown(d.path || "/")}  [${d.rule}] ${shown(d.message)}`);
     if (showChanges) for (const d of t.changes) lines.push(`    change   ${shown(d.path || "/")}  [${d.rule}] ${shown(d.message)}`);
   }
-  for (const d of report.problems) lines.push(`✗ (all tools)  [${d.rule}] ${shown(d.message)}`);
-  const n = report.tools.length;
+  for (const d of report.problems) lines.push(`✗ ${placeOf(d)}  [${d.rule}] ${shown(d.message)}`);
+  const n = Math.max(given, report.tools.length);
+  // A tool the report has no entry for (no name, past a limit) was left out of the conversion: said, not uncounted.
+  const left = n - report.tools.length;
   lines.push(
     // The aliases (openai-chat, google) are converted as another provider, which the report names.
-    `${asked === report.provider ? asked : `${asked} (converted as ${report.provider})`}: ${n} tool${n === 1 ? "" : "s"}, ${changes} change${changes === 1 ? "" : "s"}, ` +
+    `${asked === report.provider ? asked : `${asked} (converted as ${report.provider})`}: ${n} tool${n === 1 ? "" : "s"}` +
+      (left ? ` (${left} left out)` : "") +
+      `, ${changes} change${changes === 1 ? "" : "s"}, ` +
       `${problems} problem${problems === 1 ? "" : "s"}` +
       (changes && !showChanges ? " (--changes lists the changes)" : ""),
   );
@@ -263,15 +328,22 @@ function main(argv) {
     // Whatever the reason (missing, a directory, no permission, too large): the check never ran.
     throw new InputError(`${where} cannot be read: ${shown(e.message)}`);
   }
+  let text;
   let doc;
   try {
-    doc = JSON.parse(decode(bytes));
+    text = decode(bytes);
+    doc = JSON.parse(text);
   } catch (e) {
     throw new InputError(`${where} is not JSON: ${shown(e.message)}`);
   }
+  const list = listOf(doc, text);
+  if (list.cursor !== undefined) {
+    // A server that pages its tools/list: the list-level checks (tool count, duplicate names) saw this page only.
+    console.error(`toolwire: the list continues (nextCursor ${shown(JSON.stringify(list.cursor))}): only this page was checked`);
+  }
   const options = { strict: opts.strict || undefined, server: opts.server };
-  const report = toolwire.checkTools(toolsOf(doc), opts.provider, options);
-  const { text: out, problems } = format(report, opts.changes, opts.provider);
+  const report = checkToolsJson(list.text, opts.provider, options);
+  const { text: out, problems } = format(report, opts.changes, opts.provider, list.given);
   writeReport(opts.json ? JSON.stringify(report, null, 2) : out);
   return problems > 0 ? 1 : 0;
 }

@@ -295,6 +295,18 @@ pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Resul
     to_js(&report.to_value())
 }
 
+/// [`check_tools`] on JSON text (a string, or UTF-8 bytes), read as `convertMcpToolsJson` reads
+/// it: a number keeps its digits and one past a double's range is `INVALID_JSON`, where
+/// `JSON.parse` would round it or make it `Infinity`. For the `toolwire` command, which checks a
+/// file as written.
+#[wasm_bindgen(js_name = __checkToolsJson, skip_typescript)]
+pub fn check_tools_json(json: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
+    let (json, _) = text_or_bytes_param(&json, "json")?;
+    let provider = provider_param(&provider)?;
+    let opts = options_param(&options)?;
+    to_js(&core::check_json(&json, provider, &opts)?.to_value())
+}
+
 /// The root normalisation every provider starts from: always returns an object schema with
 /// `properties`.
 #[wasm_bindgen(js_name = processJsonSchema)]

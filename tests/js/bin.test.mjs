@@ -6,6 +6,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { convertMcpToolsJson } from "../../pkg/index.mjs";
 import { corpusDir } from "./shared.mjs";
 
 const bin = fileURLToPath(new URL("../../pkg/bin/toolwire.cjs", import.meta.url));
@@ -239,7 +240,7 @@ test("bin: a batch's requests and notifications are not responses; its one error
   }
 });
 
-test("bin: a tool JSON.stringify cannot write (nested too deep for it) is a problem, the others reported (pQ 1)", () => {
+test("bin: a tool nested past the limits (too deep for JSON.stringify too) is a problem, the others reported (pQ 1)", () => {
   const depth = 20_000;
   const text = `[{"name":"good"},{"name":"x","inputSchema":{"type":"object","properties":{"a":${'{"type":"array","items":'.repeat(depth)}{}${"}".repeat(depth)}}}}]`;
   const file = join(tmp, "deep.json");
@@ -249,7 +250,7 @@ test("bin: a tool JSON.stringify cannot write (nested too deep for it) is a prob
   const report = JSON.parse(r.stdout);
   assert.deepEqual(report.tools.map((t) => t.tool), ["good"]);
   assert.deepEqual(report.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"]]);
-  assert.match(report.problems[0].message, /nests too deep/);
+  assert.match(report.problems[0].message, /nested more than \d+ levels deep/);
 });
 
 test("bin: a JSON-RPC error nested deeper than JSON.stringify goes is an input error, written cut (s23b F1)", () => {
@@ -272,15 +273,14 @@ test("bin: a JSON-RPC error nested deeper than JSON.stringify goes is an input e
 });
 
 test("bin: an error that is neither a usage, input nor toolwire error is an internal error: one line, exit 2, never 1 (s23b F1)", () => {
-  // A bug, stood in for by a checkTools that throws a TypeError (and one that throws no Error at all).
+  // A bug, stood in for by a check that throws a TypeError (and one that throws no Error at all).
   for (const [thrown, said] of [
     ['new TypeError("boom\\nsecond line")', /^toolwire: internal error \(a bug in toolwire; please report it with the input\): TypeError: boom\\u000asecond line\n$/],
     ['"a string"', /^toolwire: internal error \(a bug in toolwire; please report it with the input\): a string\n$/],
   ]) {
     const preload = join(tmp, "bug.cjs");
-    writeFileSync(preload, `const api = require(${JSON.stringify(fileURLToPath(new URL("../../pkg/index.cjs", import.meta.url)))});
-const real = api.checkTools;
-api.checkTools = (tools, ...rest) => { if (tools.length) throw ${thrown}; return real(tools, ...rest); };`);
+    writeFileSync(preload, `const raw = require(${JSON.stringify(fileURLToPath(new URL("../../pkg/node/toolwire.js", import.meta.url)))});
+raw.__checkToolsJson = () => { throw ${thrown}; };`);
     const r = spawnSync(process.execPath, ["-r", preload, bin, "check", cleanFile, "--provider", "openai"], { encoding: "utf8" });
     assert.equal(r.status, 2, r.stdout + r.stderr);
     assert.equal(r.stdout, "");
@@ -310,4 +310,78 @@ test("bin: a report, usage or version that cannot be written is exit 2 with a li
   assert.equal(readFileSync(err, "utf8"), "");
   assert.equal(readFileSync(status, "utf8").trim(), String(want));
   assert.ok(want === 0 || want === 1);
+});
+
+test("bin: the file is checked as written: a number JSON.parse would change is the library's text reader's verdict (s31b F1)", () => {
+  // Past a double's range: INVALID_JSON with the file's line and column, as convertMcpToolsJson says it, never a null
+  // the file does not hold. In a batch too, where the response's own text is checked.
+  const schema = '{"type":"object","properties":{"limit":{"type":"number","maximum":1e400,"default":1e400}}}';
+  const list = `{"tools":[{"name":"t",\n"inputSchema":${schema}}]}`;
+  for (const text of [list, `[{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"\\"],[{,"}},\n{"jsonrpc":"2.0","id":1,"result":${list}}]`]) {
+    const r = run(["check", "-", "--provider", "openai"], text);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    const line = text.split("\n").findIndex((l) => l.includes("1e400")) + 1;
+    const column = text.split("\n")[line - 1].indexOf("1e400") + "1e400".length;
+    assert.equal(r.stderr, `toolwire: INVALID_JSON: tools are not valid JSON: number out of range at line ${line} column ${column} (1e400 is past a double's range)\n`);
+    assert.equal(r.stdout, "");
+  }
+  assert.throws(() => convertMcpToolsJson(list, "openai"), { code: "INVALID_JSON", message: /number out of range at line 2 column 85 / });
+  // Without the number, the batch's response is checked from its own text (after a string of brackets and commas).
+  const fine = `[{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"\\"],[{,"}},{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}]`;
+  const batch = run(["check", "-", "--provider", "openai", "--json"], fine);
+  assert.equal(batch.status, 0, batch.stdout + batch.stderr);
+  assert.deepEqual(JSON.parse(batch.stdout).tools.map((t) => t.tool), ["t"]);
+  // Two integers past 2^53 that one double holds are two values: Gemini's enum strings of them collide, a problem.
+  const big = '[{"name":"pick","inputSchema":{"type":"object","properties":{"id":{"type":"integer","enum":[12345678901234567891,12345678901234567892]}}}}]';
+  const r = run(["check", "-", "--provider", "gemini", "--json"], big);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).tools[0].problems.map((p) => p.rule), ["gemini/enum-collision"]);
+  assert.match(JSON.parse(r.stdout).tools[0].problems[0].message, /12345678901234567891 and 12345678901234567892/);
+});
+
+test("bin: a problem of one tool is labelled by it, and the summary counts the tools left out (s31b F3)", () => {
+  const r = run(["check", "-", "--provider", "openai"], JSON.stringify([{ name: "a" }, { name: "" }, { description: "x" }]));
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /^✗ \(tool at index 1\)  \[tool\/invalid\] /m);
+  assert.match(r.stdout, /^✗ \(tool at index 2\)  \[tool\/invalid\] /m);
+  assert.doesNotMatch(r.stdout, /\(all tools\)/);
+  assert.match(r.stdout, /^openai: 3 tools \(2 left out\), 0 changes, 2 problems$/m);
+  // A problem of the list as a whole is still the list's.
+  const many = Array.from({ length: 129 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } }));
+  const all = run(["check", "-", "--provider", "openai"], JSON.stringify(many));
+  assert.match(all.stdout, /^✗ \(all tools\)  \[limits\/tool-count\] /m);
+  assert.match(all.stdout, /^openai: 129 tools, /m);
+});
+
+test("bin: a tools/list page with a nextCursor is said to be one page (s31b F4)", () => {
+  const tools = [{ name: "a", inputSchema: { type: "object" } }];
+  const said = 'toolwire: the list continues (nextCursor "page-2"): only this page was checked\n';
+  for (const doc of [
+    { tools, nextCursor: "page-2" },
+    { jsonrpc: "2.0", id: 2, result: { tools, nextCursor: "page-2" } },
+    [{ jsonrpc: "2.0", id: 2, result: { tools, nextCursor: "page-2" } }],
+  ]) {
+    for (const json of [[], ["--json"]]) {
+      const r = run(["check", "-", "--provider", "openai", ...json], JSON.stringify(doc));
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      assert.equal(r.stderr, said);
+      if (json.length) assert.equal(JSON.parse(r.stdout).tools.length, 1);
+    }
+  }
+  // The last page (no cursor, or an empty or null one) is said nothing of.
+  for (const nextCursor of [undefined, "", null]) {
+    assert.equal(run(["check", "-", "--provider", "openai"], JSON.stringify({ tools, nextCursor })).stderr, "");
+  }
+});
+
+test("bin: a batch of responses without jsonrpc is read as a batch, as one such response is (s31b)", () => {
+  const result = { tools: [{ name: "a", inputSchema: { type: "object" } }] };
+  for (const doc of [[{ id: 1, result }], { id: 1, result }]) {
+    const r = run(["check", "-", "--provider", "openai", "--json"], JSON.stringify(doc));
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.tool), ["a"]);
+  }
+  // A tool is no response: an array of tools is read as ever.
+  const r = run(["check", "-", "--provider", "openai", "--json"], JSON.stringify([{ name: "b", result: 1 }]));
+  assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.tool), ["b"]);
 });
