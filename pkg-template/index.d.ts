@@ -2114,8 +2114,11 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
 
 /**
  * Reads the calls of a reply to {@link toolsSystemPrompt}: every `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
- * block of the model's text (blanks and line breaks around the JSON or none; `parameters` read where there is no
- * `arguments`; `arguments` given as a JSON string read as the object it holds), as vLLM's `hermes` parser and
+ * block of the model's text (blanks and line breaks around the JSON or none; `parameters` read where there are no
+ * `arguments`, Llama 3's `"type": "function"` and an `id` beside them ignored; any other key, such as `args`, `input`
+ * or an argument written beside `name`, and `parameters` beside other `arguments`, make the call's error
+ * `INVALID_ARGUMENTS` naming the key, as {@link parseToolCalls} refuses such a call rather than make it without its
+ * arguments; `arguments` given as a JSON string read as the object it holds), as vLLM's `hermes` parser and
  * llama.cpp's Hermes 2 Pro style read them, with these differences: a block ends after its JSON, so a
  * `</tool_call>` inside a JSON string does not end it; a last block left open is read when its JSON object ends
  * (else it is a call with the error `INVALID_JSON`); blocks inside the reasoning the reply starts with are no calls,
@@ -2123,7 +2126,7 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * reasoning), or the text before a first `</think>` where the chat template opened the tag (unless that `</think>` is
  * inside a block's JSON); with no `</think>` there is no reasoning, and a think tag anywhere else is text. Only a `<tool_call>` followed (after blanks) by `{` opens a block, as in llama.cpp: the tag named in prose is
  * text. A block whose JSON does not end (or is not valid) is a call with `INVALID_JSON` (and the tool it names, where
- * its `"name"` can be read), up to its `</tool_call>`, the next block or the end, so it takes no later block. Each JSON
+ * its object's own `"name"` can be read, not an argument's), up to its `</tool_call>`, the next block or the end, so it takes no later block. Each JSON
  * object of a block is a call; text after them before the `</tool_call>` is `INVALID_JSON` on the call, not reply
  * text; a ```` ``` ```` fence holding only blocks is left out of `text` with them;
  * a name the map does not know, or none, is `UNKNOWN_TOOL_NAME`; arguments that are no object, `INVALID_ARGUMENTS`.

@@ -45,12 +45,14 @@ impl TextReply {
 }
 
 /// Reads the `<tool_call>` blocks of a model's reply (see the module's doc). Each block holds
-/// `{"name": ..., "arguments": {...}}` (`parameters` is read where there is no `arguments`);
+/// `{"name": ..., "arguments": {...}}` (`parameters` is read where there are no `arguments`; a
+/// key that is not read, such as `args`, `input` or an argument written beside `name`, is an
+/// `INVALID_ARGUMENTS` error on the call, which is not made without what it holds);
 /// calls get the ids `call_0`, `call_1`… in order, which no result needs in text, as Ollama's
 /// calls sent without ids get them. A block opens with a `<tool_call>` followed by `{` (another
 /// is text); each JSON object in it is a call; one that is not valid JSON (or is cut short), or
 /// is followed by other text in the block, is a call with an `INVALID_JSON` error (and the
-/// tool it names, where its `"name"` can be read); a ``` fence holding only blocks goes with
+/// tool it names, where its top-level `"name"` can be read); a ``` fence holding only blocks goes with
 /// them; a name the map does not know is
 /// `UNKNOWN_TOOL_NAME`, arguments that are no object `INVALID_ARGUMENTS`.
 pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
@@ -146,8 +148,10 @@ fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&Na
         let mut call = match crate::model::read_json_repaired(json) {
             Ok(Value::Object(o)) => {
                 let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
-                let args = o.get("arguments").or_else(|| o.get("parameters"));
-                text_call(id, name, args, map)
+                match unread_key(&o) {
+                    None => text_call(id, name, o.get("arguments").filter(|a| !a.is_null()).or_else(|| o.get("parameters")), map),
+                    Some(key) => unread(id, name, key, map),
+                }
             }
             Ok(_) => broken(id, "is not a JSON object", json, map),
             Err(e) => {
@@ -190,6 +194,42 @@ fn fence_open(before: &str) -> Option<usize> {
     t.strip_suffix(FENCE).map(str::len)
 }
 
+/// The text after the `:` of the first `"name"` key at the top level of the object `block` starts
+/// with.
+fn name_value(block: &str) -> Option<&str> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, b) in block.bytes().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' if depth == 1 => {
+                let after = block[i..].strip_prefix("\"name\"").and_then(|a| a.trim_start().strip_prefix(':'));
+                if let Some(value) = after {
+                    return Some(value.trim_start());
+                }
+                in_string = true;
+            }
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// A call whose block could not be read: the tool named, where its `"name"` can be read, with
 /// an `INVALID_JSON` error.
 fn broken(id: String, why: &str, block: &str, map: Option<&NameMap>) -> ToolCall {
@@ -202,16 +242,48 @@ fn broken(id: String, why: &str, block: &str, map: Option<&NameMap>) -> ToolCall
     call
 }
 
-/// The string of the first `"name"` key of a block's text, where it can be read.
+/// The string of the first `"name"` key of the object a block's text starts with, where it can
+/// be read: one at its top level only, not an argument's (Hermes writes `arguments` first, so a
+/// block cut short there has no name).
 fn name_in(block: &str) -> Option<String> {
-    let at = block.find("\"name\"")? + "\"name\"".len();
-    let value = block[at..].trim_start().strip_prefix(':')?.trim_start();
+    let value = name_value(block)?;
     // Read as a `Value`: a typed `String` read would bring serde's invalid-type message, and with it
     // Rust's float formatting (for a number there), into the module.
     match serde_json::Deserializer::from_str(value).into_iter::<Value>().next()?.ok()? {
         Value::String(name) if !name.is_empty() => Some(name),
         _ => None,
     }
+}
+
+/// The key of a block's object whose value the call would be made without: one the reader does
+/// not read (LangChain's `args`, Anthropic's `input`, arguments written beside `name`), or
+/// `parameters` beside other `arguments`, as `parseToolCalls` refuses an OpenAI call with `args`.
+/// Besides `name`, `arguments` and `parameters` (Llama 3's), a call's own keys are `"type":
+/// "function"` (Llama 3's) and, beside its arguments, an `id` or `type` (Mistral's calls carry an
+/// `id`); without arguments, those may be the arguments written flat.
+fn unread_key(o: &serde_json::Map<String, Value>) -> Option<&str> {
+    let given = |k: &str| o.get(k).is_some_and(|v| !v.is_null());
+    let args = given("arguments") || given("parameters");
+    let lost = |k: &str, v: &Value| match k {
+        "name" | "arguments" => false,
+        "parameters" => given("arguments") && !v.is_null() && o.get("arguments") != Some(v),
+        "type" if v == "function" => false,
+        "id" | "type" => !args,
+        _ => true,
+    };
+    o.iter().find(|(k, v)| lost(k, v)).map(|(k, _)| k.as_str())
+}
+
+/// The call of a block with a key [`unread_key`] finds: its tool, with an `INVALID_ARGUMENTS`
+/// error naming the key (an unknown name's error kept), so that it is not made without them.
+fn unread(id: String, name: String, key: &str, map: Option<&NameMap>) -> ToolCall {
+    let mut call = text_call(id, name, None, map);
+    if call.error.as_ref().is_none_or(|e| e.code != ErrorCode::UnknownToolName.as_str()) {
+        call.arguments = Value::Null;
+        let message = format!("the <tool_call> block has `{}`, which is not read (the arguments go in `arguments`): the call is not made without what it holds", preview(key));
+        call.error = Some(CallError { code: ErrorCode::InvalidArguments.as_str(), message });
+    }
+    call
 }
 
 /// A call of a block, its name through the map and its arguments as the prompt listed them: a
@@ -413,12 +485,56 @@ mod tests {
         assert_eq!(read(&format!("```\n<tool_call>{}</tool_call>\nx\n```", obj("a"))).text, "```\n\nx\n```");
     }
 
+
     /// A block that is not valid JSON keeps the tool name it gives, where it can be read.
     #[test]
     fn a_broken_block_keeps_its_tool_name() {
         let r = read("<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": 'x'}}</tool_call><tool_call>{\"name\": \"mcp__docs__echo\", \"arguments\": {\"q\": \"x");
         let got: Vec<_> = r.calls.iter().map(|c| (c.provider_name.as_str(), c.tool.as_str(), c.error.as_ref().unwrap().code, &c.arguments)).collect();
         assert_eq!(got, [("mcp__docs__search", "search", "INVALID_JSON", &Value::Null), ("mcp__docs__echo", "echo", "INVALID_JSON", &Value::Null)]);
+    }
+
+    /// A broken block's name is the call's, at the top of its object, not an argument's `name`
+    /// (Hermes writes `arguments` first).
+    #[test]
+    fn a_broken_blocks_name_is_not_an_arguments() {
+        let names = |reply: &str| read(reply).calls.iter().map(|c| c.provider_name.clone()).collect::<Vec<_>>();
+        assert_eq!(names("<tool_call>{\"arguments\": {\"name\": \"mcp__docs__echo\", \"a\": [{\"name\": \"x\"}],}, \"name\": \"mcp__docs__search\"}</tool_call>"), ["mcp__docs__search"]);
+        assert_eq!(names("<tool_call>{\"arguments\": {\"name\": \"Bob\", \"bio\": \"likes"), [""]);
+        assert_eq!(names("<tool_call>{\"arguments\": {\"q\": \"\\\"name\\\": \\\"x\"}, \"name\": \"mcp__docs__echo\", \"a\": 'x'}</tool_call>"), ["mcp__docs__echo"]);
+    }
+
+    /// Arguments the reader would not read (under `args` or `input`, written beside `name`, in
+    /// `parameters` beside other `arguments`) make the call an error, never one made without them.
+    #[test]
+    fn arguments_under_another_key_are_an_error_not_dropped() {
+        let call = |obj: &str| read(&format!("<tool_call>{obj}</tool_call>")).calls.remove(0);
+        for (obj, key) in [
+            (r#"{"name":"mcp__docs__search","args":{"q":"x"}}"#, "args"),
+            (r#"{"name":"mcp__docs__search","input":{"q":"x"}}"#, "input"),
+            (r#"{"name":"mcp__docs__search","q":"x"}"#, "q"),
+            (r#"{"name":"mcp__docs__search","id":7}"#, "id"),
+            (r#"{"name":"mcp__docs__search","arguments":{},"q":"x"}"#, "q"),
+            (r#"{"name":"mcp__docs__search","arguments":{"q":"x"},"parameters":{"q":"y"}}"#, "parameters"),
+            (r#"{"arguments":null,"name":"mcp__docs__search","args":{"q":"x"}}"#, "args"),
+        ] {
+            let c = call(obj);
+            let e = c.error.as_ref().unwrap();
+            assert_eq!((c.tool.as_str(), e.code, &c.arguments), ("search", "INVALID_ARGUMENTS", &Value::Null), "{obj}");
+            assert!(e.message.contains(&format!("`{key}`")), "{obj}: {e:?}");
+        }
+        // `parameters` beside `"arguments": null` are read; a call's own keys beside its arguments stay.
+        for obj in [
+            r#"{"name":"mcp__docs__search","arguments":null,"parameters":{"q":"x"}}"#,
+            r#"{"type":"function","name":"mcp__docs__search","parameters":{"q":"x"}}"#,
+            r#"{"name":"mcp__docs__search","arguments":{"q":"x"},"id":"a1b2c3d4e"}"#,
+            r#"{"name":"mcp__docs__search","arguments":{"q":"x"},"parameters":{"q":"x"}}"#,
+        ] {
+            assert_eq!(ok(&call(obj)).2, &json!({"q": "x"}), "{obj}");
+        }
+        assert_eq!(ok(&call(r#"{"type":"function","name":"mcp__docs__echo"}"#)).2, &json!({}));
+        // An unknown name stays the error.
+        assert_eq!(call(r#"{"name":"nope","args":{}}"#).error.unwrap().code, "UNKNOWN_TOOL_NAME");
     }
 
     /// Only a non-empty JSON string is a broken block's name (escapes read); a number, an object or

@@ -121,6 +121,32 @@ test("parseTextToolCalls: all a block holds is read, and a fence around blocks g
   assert.equal(parseTextToolCalls(`<tool_call>{"name": "search", "arguments": {"q": 'x'}}</tool_call>`).calls[0].providerName, "search");
 });
 
+test("parseTextToolCalls: arguments under a key it does not read are an error, never a call without them", () => {
+  const map = NameMap.fromTools([{ name: "delete_rows", inputSchema: { type: "object", properties: { where: { type: "string" } } } }], "openai");
+  for (const [body, key] of [
+    ['{"name": "delete_rows", "args": {"where": "id = 7"}}', "args"],
+    ['{"name": "delete_rows", "input": {"where": "id = 7"}}', "input"],
+    ['{"name": "delete_rows", "where": "id = 7"}', "where"],
+  ]) {
+    const [call] = parseTextToolCalls(`<tool_call>\n${body}\n</tool_call>`, map).calls;
+    assert.deepEqual([call.tool, call.arguments, call.error?.code], ["delete_rows", null, "INVALID_ARGUMENTS"], body);
+    assert.match(call.error.message, new RegExp(`\`${key}\``), body);
+  }
+  const [params] = parseTextToolCalls('<tool_call>{"name": "delete_rows", "arguments": null, "parameters": {"where": "id = 7"}}</tool_call>', map).calls;
+  assert.deepEqual([params.arguments, params.error], [{ where: "id = 7" }, undefined]);
+  map.free();
+});
+
+test("parseTextToolCalls: a broken block's tool is its own name, not an argument's", () => {
+  const tools = ["create_user", "delete_user"].map((name) => ({ name, inputSchema: { type: "object", properties: { name: { type: "string" } } } }));
+  const map = NameMap.fromTools(tools, "openai");
+  const [wrong] = parseTextToolCalls('<tool_call>\n{"arguments": {"name": "delete_user", "note": "x",}, "name": "create_user"}\n</tool_call>', map).calls;
+  assert.deepEqual([wrong.tool, wrong.error.code], ["create_user", "INVALID_JSON"]);
+  const [cut] = parseTextToolCalls('<tool_call>\n{"arguments": {"name": "Bob", "bio": "likes hiking and', map).calls;
+  assert.deepEqual([cut.providerName, cut.error.code], ["", "INVALID_JSON"]);
+  map.free();
+});
+
 test("textToolResults: one <tool_response> block per result, as flattenContent writes it; the prompt says so", () => {
   const ok = { content: [{ type: "text", text: "x".repeat(50) }] };
   const err = { content: [{ type: "text", text: "no such file" }], isError: true };
