@@ -62,22 +62,26 @@ pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
     let mut pos = reasoning_end(reply);
     text.push_str(&reply[..pos]);
     let mut open = next_open(reply, pos);
-    // Where in `text` the ``` fence opened that the blocks read last stand in.
-    let mut fence = None;
+    // Where in `text` the ``` fence opened that the blocks read last stand in, and the code
+    // blocks of `text` so far, so that a fence closing one is not taken for it.
+    let (mut fence, mut fences) = (None, Fences::default());
     while let Some(at) = open {
         let before = &reply[pos..at];
-        if fence.is_none() || !before.trim().is_empty() {
-            fence = fence_open(before).map(|f| text.len() + f);
-        }
+        let from = text.len();
         text.push_str(before);
+        if fence.is_none() || !before.trim().is_empty() {
+            fence = fence_open(before).map(|f| from + f).filter(|&f| fences.opens(&text, f));
+        }
+        fences.read(&text, text.len());
         let (end, next) = read_block(reply, at, &mut calls, map);
         pos = end;
         if let Some(f) = fence {
             let tail = &reply[pos..];
             let blank = tail.len() - tail.trim_start().len();
-            if tail[blank..].starts_with(FENCE) {
+            if let Some(ticks) = closing_fence(&tail[blank..]) {
                 text.truncate(f);
-                pos += blank + FENCE.len();
+                fences = Fences::at(&text);
+                pos += blank + ticks;
                 fence = None;
             }
         }
@@ -228,6 +232,62 @@ fn name_value(block: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// The length of the ``` fence that closes a code block `s` starts with: backticks alone on
+/// their line, as CommonMark closes one (a fence with a language opens the next).
+fn closing_fence(s: &str) -> Option<usize> {
+    let ticks = s.len() - s.trim_start_matches('`').len();
+    let line = &s[ticks..s.find('\n').unwrap_or(s.len())];
+    (ticks >= FENCE.len() && line.trim().is_empty()).then_some(ticks)
+}
+
+/// The code blocks of a reply's text, read line by line as CommonMark fences them: a line
+/// starting with ``` opens one, and in one, a line of backticks alone closes it.
+#[derive(Default)]
+struct Fences {
+    /// Where in the text the first line not read starts.
+    line: usize,
+    /// Up to where the text was searched for the end of that line.
+    seen: usize,
+    /// Whether a code block is open after the lines read.
+    open: bool,
+}
+
+impl Fences {
+    /// None read in `text` (to be read from the start of its last line).
+    fn at(text: &str) -> Self {
+        let line = text.rfind('\n').map_or(0, |n| n + 1);
+        Self { line, seen: line, open: false }
+    }
+
+    /// Reads the whole lines of `text` that start before `to`.
+    fn read(&mut self, text: &str, to: usize) {
+        while self.line < to {
+            let Some(n) = text[self.seen..].find('\n').map(|n| self.seen + n) else {
+                self.seen = text.len();
+                return;
+            };
+            let line = text[self.line..n].trim();
+            if self.open {
+                self.open = !(line.len() >= FENCE.len() && line.bytes().all(|b| b == b'`'));
+            } else {
+                self.open = line.starts_with(FENCE);
+            }
+            (self.line, self.seen) = (n + 1, n + 1);
+        }
+    }
+
+    /// Whether the ``` at `at` in `text` opens a code block: it starts its line, and no block is
+    /// open before it (else it closes that one).
+    fn opens(&mut self, text: &str, at: usize) -> bool {
+        let line = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        if !text[line..at].trim().is_empty() {
+            return false;
+        }
+        self.read(text, line);
+        !self.open
+    }
 }
 
 /// A call whose block could not be read: the tool named, where its `"name"` can be read, with
@@ -485,6 +545,23 @@ mod tests {
         assert_eq!(read(&format!("```\n<tool_call>{}</tool_call>\nx\n```", obj("a"))).text, "```\n\nx\n```");
     }
 
+    /// A fence that closes a code block before a block, or opens one after it, is the text's:
+    /// the code blocks around a call are kept as they are.
+    #[test]
+    fn code_blocks_around_a_block_stay_whole() {
+        let call = "<tool_call>\n{\"name\": \"mcp__docs__echo\", \"arguments\": {}}\n</tool_call>";
+        for (reply, text) in [
+            (format!("Here is the script:\n```python\nprint(1)\n```\n{call}\n```bash\nls\n```\nEnd."), "Here is the script:\n```python\nprint(1)\n```\n\n```bash\nls\n```\nEnd."),
+            (format!("Code:\n```python\nprint(1)\n```\n{call}\n```\nls\n```"), "Code:\n```python\nprint(1)\n```\n\n```\nls\n```"),
+            (format!("```\n{call}\n```json\n{{\"k\":1}}\n```"), "```\n\n```json\n{\"k\":1}\n```"),
+        ] {
+            let r = read(&reply);
+            assert_eq!((r.calls.len(), r.text.as_str()), (1, text), "{reply}");
+        }
+        // After a code block, a fence holding only a block still goes with it.
+        let r = read(&format!("```sh\nls\n```\n```json\n{call}\n```\nDone."));
+        assert_eq!(r.text, "```sh\nls\n```\n\nDone.");
+    }
 
     /// A block that is not valid JSON keeps the tool name it gives, where it can be read.
     #[test]

@@ -121,6 +121,18 @@ test("parseTextToolCalls: all a block holds is read, and a fence around blocks g
   assert.equal(parseTextToolCalls(`<tool_call>{"name": "search", "arguments": {"q": 'x'}}</tool_call>`).calls[0].providerName, "search");
 });
 
+test("parseTextToolCalls: code blocks around a block are kept whole", () => {
+  const B = '<tool_call>\n{"name": "run", "arguments": {}}\n</tool_call>';
+  for (const [reply, text] of [
+    ["Here is the script:\n```python\nprint(1)\n```\n" + B + "\n```bash\nls\n```\nEnd.", "Here is the script:\n```python\nprint(1)\n```\n\n```bash\nls\n```\nEnd."],
+    ["Code:\n```python\nprint(1)\n```\n" + B + "\n```\nls\n```", "Code:\n```python\nprint(1)\n```\n\n```\nls\n```"],
+    ["```\n" + B + '\n```json\n{"k":1}\n```', '```\n\n```json\n{"k":1}\n```'],
+  ]) {
+    const r = parseTextToolCalls(reply);
+    assert.deepEqual([r.calls.length, r.text], [1, text], reply);
+  }
+});
+
 test("parseTextToolCalls: arguments under a key it does not read are an error, never a call without them", () => {
   const map = NameMap.fromTools([{ name: "delete_rows", inputSchema: { type: "object", properties: { where: { type: "string" } } } }], "openai");
   for (const [body, key] of [
