@@ -2098,7 +2098,8 @@ export interface SystemPromptOptions extends NamingOptions {
  * line and every line of a tool's description (or title) starts with `> ` (whatever breaks it, for JS or for Python's
  * `splitlines`: `\n`, `\r`, `\v`, `\f`, U+001C–U+001E, U+0085, U+2028, U+2029), so that a server's text cannot add
  * lines of its own to the list (a `## name` heading, a `Parameters:` list). Any other control character (NUL, a tab,
- * ESC, C1's CSI) in a server's text is written as a space: none reaches the prompt as it is. No tools (`[]`: every server
+ * ESC, C1's CSI) in a server's text is written as a space, and an invisible format character (a Unicode tag
+ * character, a bidi override, a zero-width space) as `\uXXXX`, as in JSON values: none reaches the prompt as it is. No tools (`[]`: every server
  * down, every tool denied) give `""`, whatever the options, as Qwen's and Hermes' chat templates write no tools section:
  * a prompt saying how to call tools, with none listed, invites made-up calls.
  */
