@@ -27,6 +27,16 @@ pub(crate) fn get(v: &JsValue, key: &str) -> JsValue {
     caught::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
+/// [`get`] for a caller that takes `null` as it takes `undefined` (it asks whether the value is
+/// a function, an object, a string): `null` comes back as `undefined`. One crossing into JS
+/// ([`caught::get_some`]), where telling the two apart takes [`get`] several.
+pub(crate) fn get_loose(v: &JsValue, key: &str) -> JsValue {
+    if v.is_undefined() || v.is_null() {
+        return JsValue::UNDEFINED;
+    }
+    caught::get_some(v, &JsValue::from_str(key)).ok().flatten().unwrap_or(JsValue::UNDEFINED)
+}
+
 fn call_method(target: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
     let f: Function = get(target, name).dyn_into().map_err(|_| JsValue::from_str(&format!("{name} is not a function")))?;
     let arr = js_sys::Array::new();

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::{Error, ErrorCode, Result};
 use crate::text::Owned as _;
 use crate::wasm::caught;
-use crate::wasm::bridge::get;
+use crate::wasm::bridge::{get, get_loose};
 
 /// A JS value as JSON. `undefined` and `null` are `Null`; what `JSON.stringify` cannot encode
 /// (cycles, BigInt, a throwing `toJSON`) is an `INVALID_JSON` error naming `what`, and what it
@@ -28,7 +28,7 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
         return Ok(Value::Null);
     }
     let text = json_text(v, "arguments")?;
-    if text.len() <= 4 && (text == "{}" || text == "null") && !(text == "{}" && (class_name(v).is_none() || get(v, "toJSON").is_function())) {
+    if text.len() <= 4 && (text == "{}" || text == "null") && !(text == "{}" && (class_name(v).is_none() || get_loose(v, "toJSON").is_function())) {
         return Err(Error::new(
             ErrorCode::InvalidArguments,
             format!("arguments must be a plain object, got {}, which JSON makes {text}: pass a plain object with the arguments' values", describe_js(v)),
@@ -60,7 +60,7 @@ pub(crate) fn sent_from_js(v: &JsValue, what: &str) -> Result<Value> {
     }
     let text = json_text(v, what)?;
     if text.contains("null") || text.contains("{}") {
-        if text == "{}" && class_name(v).is_some() && !get(v, "toJSON").is_function() {
+        if text == "{}" && class_name(v).is_some() && !get_loose(v, "toJSON").is_function() {
             return Err(Error::new(code_for(what), format!("{what} is {}, which JSON makes {{}}: pass a plain object", describe_js(v))));
         }
         if let Some((at, got, made)) = changed_by_json(v, false) {
@@ -114,7 +114,7 @@ fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'stat
             }
             continue;
         }
-        if get(&v, "toJSON").is_function() {
+        if get_loose(&v, "toJSON").is_function() {
             continue;
         }
         let Ok(entries) = entries_of(&v) else { continue };
@@ -237,7 +237,7 @@ pub(crate) fn class_name(v: &JsValue) -> Option<String> {
     if proto.is_null() || OBJECT_PROTOTYPE.with(|top| proto == *top) {
         return None;
     }
-    get(&get(v, "constructor"), "name").as_string().filter(|n| !n.is_empty() && n != "Object")
+    get_loose(&get_loose(v, "constructor"), "name").as_string().filter(|n| !n.is_empty() && n != "Object")
 }
 
 /// A JS value in words, as JS holds it (JSON would make `undefined`, `NaN` and `Infinity` all
@@ -273,7 +273,7 @@ pub(crate) fn describe_js(v: &JsValue) -> String {
         Ok(false) => {}
     }
     if v.is_object() {
-        if get(v, "then").is_function() {
+        if get_loose(v, "then").is_function() {
             return "a Promise".owned();
         }
         return match class_name(v) {
@@ -302,7 +302,7 @@ fn refuse_lossy_of(v: &JsValue, what: &str, not_bytes: bool) -> Result<()> {
     if !v.is_object() {
         return Ok(());
     }
-    let how = if get(v, "then").is_function() {
+    let how = if get_loose(v, "then").is_function() {
         format!("{what} is a Promise: did you forget await?")
     } else if v.is_instance_of::<js_sys::Map>() || v.is_instance_of::<js_sys::WeakMap>() {
         format!("{what} is a Map, which JSON turns into {{}}: pass a plain object (Object.fromEntries(map))")
@@ -337,7 +337,7 @@ fn refuse_lossy_of(v: &JsValue, what: &str, not_bytes: bool) -> Result<()> {
 
 /// A stream (an SDK's `Stream`, a `ReadableStream`, an async generator).
 fn is_stream(v: &JsValue) -> bool {
-    caught::get(v, &js_sys::Symbol::async_iterator()).is_ok_and(|f| f.is_function()) || get(v, "getReader").is_function()
+    caught::get_some(v, &js_sys::Symbol::async_iterator()).is_ok_and(|f| f.is_some_and(|f| f.is_function())) || get_loose(v, "getReader").is_function()
 }
 
 /// What to push instead of an SDK's result that holds the stream or the response, pushed as a
@@ -348,7 +348,7 @@ fn is_stream(v: &JsValue) -> bool {
 /// An `Error` pushed (what the SDK threw) is named too.
 fn stream_holder(v: &JsValue) -> Option<String> {
     // What an SDK threw mid-stream (its error event never reaches `push`): no event.
-    if v.is_instance_of::<js_sys::Error>() || (class_name(v).is_some_and(|c| c.ends_with("Error")) && get(v, "stack").is_string()) {
+    if v.is_instance_of::<js_sys::Error>() || (class_name(v).is_some_and(|c| c.ends_with("Error")) && get_loose(v, "stack").is_string()) {
         let name = class_name(v).unwrap_or_else(|| "Error".owned());
         return Some(format!(
             "stream event is an Error ({name}), thrown by the SDK, not an event: the stream ended there; call finish() for the calls read before it (one cut short comes with INVALID_ARGUMENTS)"
@@ -356,8 +356,8 @@ fn stream_holder(v: &JsValue) -> Option<String> {
     }
     let mut response = JsValue::UNDEFINED;
     for key in ["stream", "body", "data", "response"] {
-        let field = get(v, key);
-        if field.is_object() && (is_stream(&field) || get(&field, "then").is_function()) {
+        let field = get_loose(v, key);
+        if field.is_object() && (is_stream(&field) || get_loose(&field, "then").is_function()) {
             return Some(format!(
                 "stream event is an SDK's result, not one of the stream's events: push each event of its {key} (for await (const event of result.{key}) acc.push(event))"
             ));
@@ -943,7 +943,7 @@ fn is_buffer(v: &JsValue) -> bool {
     if !v.is_object() {
         return false;
     }
-    let tag = caught::get(v, &js_sys::Symbol::to_string_tag()).ok().and_then(|t| t.as_string());
+    let tag = caught::get_some(v, &js_sys::Symbol::to_string_tag()).ok().flatten().and_then(|t| t.as_string());
     // The getter the tag names first: a `SharedArrayBuffer` tagged as one costs no exception.
     let order = match tag.as_deref() {
         Some("ArrayBuffer") => [0, 1],
@@ -980,7 +980,7 @@ pub(crate) fn js_bytes(v: &JsValue, what: &str) -> Option<Result<Vec<u8>>> {
         // A Proxy of one would be read as an empty array-like: its `byteLength` (the
         // prototype's getter, which fails on a Proxy) must be what was read.
         match new_bytes(&caught::list(&[v])) {
-            Ok(b) if b.length().ok() == caught::get(v, &JsValue::from_str("byteLength")).ok().and_then(|n| n.as_f64()) => Ok(b),
+            Ok(b) if b.length().ok() == caught::get_some(v, &JsValue::from_str("byteLength")).ok().flatten().and_then(|n| n.as_f64()) => Ok(b),
             Ok(_) => Err(JsValue::from_str("it is no ArrayBuffer itself (a Proxy of one?)")),
             Err(e) => Err(e),
         }

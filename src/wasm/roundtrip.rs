@@ -16,7 +16,7 @@ use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, tool_result_messages, CallRef, ResultFormat, ResultOptions};
 use crate::text::Owned as _;
 use crate::wasm::caught;
-use crate::wasm::bridge::get;
+use crate::wasm::bridge::{get, get_loose};
 use crate::wasm::interop::{describe_js, from_js, is_array, parse, refuse_lossy, refuse_lossy_known, refuse_lossy_options, refuse_unknown_keys, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
 
@@ -50,7 +50,7 @@ fn event_from_js(event: &JsValue) -> crate::error::Result<Value> {
 /// `{chunk: {bytes}}` (a `PayloadPart`): one event of the model's own stream, as JSON. `None`
 /// for any other event.
 fn payload_part(event: &JsValue) -> Option<crate::error::Result<Vec<u8>>> {
-    let chunk = get(event, "chunk");
+    let chunk = get_loose(event, "chunk");
     if !chunk.is_object() {
         return None;
     }
