@@ -2279,10 +2279,11 @@ export interface McpClientOptions {
    * In Node, the global `fetch` (undici) has timeouts of its own, whatever this says: 300 s (300,000 ms) for a
    * response's headers (`headersTimeout`) and for a body silent that long (`bodyTimeout`, an event stream without
    * keep-alive comments). A response that takes longer fails with `NETWORK` ("Headers Timeout Error", with
-   * `requestSent`; "Body Timeout Error", with `midResponse`), and the message says so. To wait longer, pass a `fetch`
-   * that gives Node's `fetch` an `Agent` of the `undici` npm package with both at 0 as its `dispatcher`
-   * (`fetch: (url, init) => fetch(url, { ...init, dispatcher: new Agent({ headersTimeout: 0, bodyTimeout: 0 }) })`,
-   * one `Agent` for all requests); see the README.
+   * `requestSent`; "Body Timeout Error", with `midResponse`), and the message says so. To wait longer, pass the
+   * `undici` npm package's own `fetch` with one `Agent` that has both at 0 as its `dispatcher` (`const dispatcher =
+   * new Agent({ headersTimeout: 0, bodyTimeout: 0 })`, then `fetch: (url, init) => undiciFetch(url, { ...init,
+   * dispatcher })`; an `Agent` of another undici major given to Node's global `fetch` can fail every request); see
+   * the README.
    */
   timeoutMs?: number | undefined;
   /**

@@ -5531,7 +5531,7 @@ fn said_any(detail: &str, marks: &[&str]) -> bool {
 }
 
 /// What a message adds when Node's fetch ended a request on its own timer, not `timeoutMs`.
-const FETCH_TIMEOUT_HINT: &str = "; this is Node's fetch (undici) giving up on its own after 300 s without the response's headers (headersTimeout) or with its body silent (bodyTimeout), whatever timeoutMs says: to wait longer, give the client a fetch that passes an undici Agent with headersTimeout: 0 and bodyTimeout: 0 as its dispatcher (options.fetch)";
+const FETCH_TIMEOUT_HINT: &str = "; this is Node's fetch (undici) giving up on its own after 300 s without the response's headers (headersTimeout) or with its body silent (bodyTimeout), whatever timeoutMs says: to wait longer, give the client (options.fetch) the undici package's own fetch with an Agent whose headersTimeout and bodyTimeout are 0 as its dispatcher";
 
 fn transport_error(e: TransportError, method: &str) -> Error {
     match e {

@@ -2064,7 +2064,7 @@ fn a_response_fetch_would_not_read_or_stopped_waiting_for_was_sent() {
         assert_eq!(e.details.as_ref().and_then(|d| d.get("requestSent")), Some(&json!(true)));
     }
     let e = call();
-    assert!(e.message.contains("no response came before the fetch's own timeout") && e.message.contains("headersTimeout: 0 and bodyTimeout: 0"), "{e}");
+    assert!(e.message.contains("no response came before the fetch's own timeout") && e.message.contains("undici package's own fetch with an Agent whose headersTimeout and bodyTimeout are 0"), "{e}");
     assert!(!e.message.contains("unreachable"), "{e}");
     assert_eq!(e.details.as_ref().and_then(|d| d.get("requestSent")), Some(&json!(true)));
     let e = body_error(TransportError::Network("TypeError: terminated: Body Timeout Error (UND_ERR_BODY_TIMEOUT)".into()), "tools/call");
