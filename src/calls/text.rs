@@ -64,7 +64,8 @@ pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
     let mut open = next_open(reply, pos);
     // Where in `text` the ``` fence opened that the blocks read last stand in, and the code
     // blocks of `text` so far, so that a fence closing one is not taken for it.
-    let (mut fence, mut fences) = (None, Fences::default());
+    // The reasoning's code blocks are its own: an unclosed one leaves the reply's alone.
+    let (mut fence, mut fences) = (None, Fences { line: pos, seen: pos, open: None });
     while let Some(at) = open {
         let before = &reply[pos..at];
         let from = text.len();
@@ -243,22 +244,23 @@ fn closing_fence(s: &str) -> Option<usize> {
 }
 
 /// The code blocks of a reply's text, read line by line as CommonMark fences them: a line
-/// starting with ``` opens one, and in one, a line of backticks alone closes it.
-#[derive(Default)]
+/// starting with ``` or ~~~ opens one ([`fence_opener`]), and in one, a line of that character
+/// alone, as many or more, closes it.
 struct Fences {
     /// Where in the text the first line not read starts.
     line: usize,
     /// Up to where the text was searched for the end of that line.
     seen: usize,
-    /// Whether a code block is open after the lines read.
-    open: bool,
+    /// The code block open after the lines read: its fence's character (`` ` `` or `~`) and
+    /// length.
+    open: Option<(char, usize)>,
 }
 
 impl Fences {
     /// None read in `text` (to be read from the start of its last line).
     fn at(text: &str) -> Self {
         let line = text.rfind('\n').map_or(0, |n| n + 1);
-        Self { line, seen: line, open: false }
+        Self { line, seen: line, open: None }
     }
 
     /// Reads the whole lines of `text` that start before `to`.
@@ -269,11 +271,11 @@ impl Fences {
                 return;
             };
             let line = text[self.line..n].trim();
-            if self.open {
-                self.open = !(line.len() >= FENCE.len() && line.bytes().all(|b| b == b'`'));
-            } else {
-                self.open = line.starts_with(FENCE);
-            }
+            self.open = match self.open {
+                // Closed by a run of its character alone, at least as long as the one that opened it.
+                Some((c, len)) => (line.len() < len || !line.trim_start_matches(c).is_empty()).then_some((c, len)),
+                None => fence_opener(line),
+            };
             (self.line, self.seen) = (n + 1, n + 1);
         }
     }
@@ -286,8 +288,17 @@ impl Fences {
             return false;
         }
         self.read(text, line);
-        !self.open
+        self.open.is_none()
     }
+}
+
+/// The fence `line` (trimmed) opens a code block with, as CommonMark reads one: three or more
+/// `` ` `` or `~`, and after backticks no backtick (```` ```x``` ```` at a line's start is inline
+/// code).
+fn fence_opener(line: &str) -> Option<(char, usize)> {
+    let c = line.chars().next().filter(|&c| c == '`' || c == '~')?;
+    let run = line.len() - line.trim_start_matches(c).len();
+    (run >= FENCE.len() && !(c == '`' && line[run..].contains('`'))).then_some((c, run))
 }
 
 /// A call whose block could not be read: the tool named, where its `"name"` can be read, with
@@ -561,6 +572,20 @@ mod tests {
         // After a code block, a fence holding only a block still goes with it.
         let r = read(&format!("```sh\nls\n```\n```json\n{call}\n```\nDone."));
         assert_eq!(r.text, "```sh\nls\n```\n\nDone.");
+        // What opens no code block, as CommonMark reads it, leaves that fence to go with the
+        // block: inline code at a line's start, a fence in the reasoning left open; a ~~~ block
+        // holding a ``` line is closed by ~~~ alone.
+        for (reply, text) in [
+            (format!("```x``` is inline code\nSure:\n```json\n{call}\n```\nDone."), "```x``` is inline code\nSure:\n\nDone."),
+            (format!("<think>\n```python\nx = 1\n</think>Sure:\n```json\n{call}\n```\nDone."), "<think>\n```python\nx = 1\n</think>Sure:\n\nDone."),
+            (format!("~~~\n```\n~~~\nSure:\n```json\n{call}\n```\nDone."), "~~~\n```\n~~~\nSure:\n\nDone."),
+        ] {
+            let r = read(&reply);
+            assert_eq!((r.calls.len(), r.text.as_str()), (1, text), "{reply}");
+        }
+        // A ``` inside an open ~~~ block is its text: the block stays with the code.
+        let r = read(&format!("~~~\n```json\n{call}\n```\n~~~"));
+        assert_eq!(r.text, "~~~\n```json\n\n```\n~~~");
     }
 
     /// A block that is not valid JSON keeps the tool name it gives, where it can be read.
