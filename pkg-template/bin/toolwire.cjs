@@ -193,7 +193,7 @@ function rpcError(error) {
 
 /**
  * The source text of element `at` of the JSON array `text` (valid JSON, as JSON.parse read it), preceded by the text
- * before it with every character but a line break as a space: the library's errors then say the file's line and column.
+ * before it with every character but a line break as spaces: the library's errors then say the file's line and column.
  */
 function elementText(text, at) {
   let depth = 0;
@@ -209,7 +209,8 @@ function elementText(text, at) {
       continue;
     } else if (c === "]" || (c === "," && depth === 1)) {
       // The end of an element: the array's, or a comma of its own.
-      if (index++ === at) return text.slice(0, start).replace(/[^\n]/g, " ") + text.slice(start, i);
+      // Each character as many spaces as its UTF-8 bytes: the library's columns count bytes, as for a single response.
+      if (index++ === at) return text.slice(0, start).replace(/[^\n]/gu, (c) => " ".repeat(Buffer.byteLength(c))) + text.slice(start, i);
       start = i + 1;
     }
   }

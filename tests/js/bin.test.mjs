@@ -385,3 +385,15 @@ test("bin: a batch of responses without jsonrpc is read as a batch, as one such 
   const r = run(["check", "-", "--provider", "openai", "--json"], JSON.stringify([{ name: "b", result: 1 }]));
   assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.tool), ["b"]);
 });
+
+test("bin: a batch's response is checked with the columns a single response gets, characters outside ASCII before it too", () => {
+  const list = '{"tools":[{"name":"t","description":"日本語","inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":1e400}}}}]}';
+  const single = run(["check", "-", "--provider", "openai"], `{"jsonrpc":"2.0","id":1,"result":${list}}`);
+  const batch = run(["check", "-", "--provider", "openai"], `[{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"日本語 🌧"}},{"jsonrpc":"2.0","id":1,"result":${list}}]`);
+  const column = (r) => Number(/INVALID_JSON: .* at line 1 column (\d+)/.exec(r.stderr)?.[1]);
+  assert.equal(single.status, 2, single.stderr);
+  assert.equal(batch.status, 2, batch.stderr);
+  // The batch's column is the single response's plus its prefix, counted as the library counts (UTF-8 bytes).
+  const prefix = '[{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"日本語 🌧"}},';
+  assert.equal(column(batch) - column(single), Buffer.byteLength(prefix), single.stderr + batch.stderr);
+});
