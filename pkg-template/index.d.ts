@@ -986,7 +986,11 @@ export function convertMcpTools<P extends ProviderName>(tools: readonly McpTool[
  * `100.0`, `-0` as `-0.0`), and an integer past 2^53 keeps its digits (JavaScript's `JSON.parse` would round it to
  * a double). A number past a double's range (`1e400`) is `INVALID_JSON` here (`number out of range`, with its line
  * and column and the number as written); in an object given to {@link convertMcpTools} it is already `Infinity`, which JSON makes `null`: a
- * keyword holding it is removed as a value of the wrong kind (`schema/bad-keyword-value`). (An {@link McpClient}
+ * numeric keyword holding it (`maximum`, `minLength`...: no bound) is removed as a value of the wrong kind
+ * (`schema/bad-keyword-value`), and anywhere else (`default`, `enum`, `const`, `examples`, where `null` is a value)
+ * `Infinity` or `NaN` is `INVALID_JSON` naming its place (`tool at index 1.inputSchema.properties.n.default is
+ * Infinity`), that tool a `tool/invalid` problem of {@link checkTools}; {@link toolsSystemPrompt} and
+ * {@link processJsonSchema} refuse it too. (An {@link McpClient}
  * reads one in a server's message as the largest double of its sign instead, so that it does not cost the listing.)
  * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes. A string result
  * escapes its non-ASCII characters as `\uXXXX` when they are at most one byte in 32 of its UTF-8 (the

@@ -77,11 +77,20 @@ pub(crate) fn tools_text(tools: &JsValue) -> Result<(String, Vec<Error>), Error>
     if tools.is_null() {
         return Ok(("null".owned(), Vec::new()));
     }
-    let whole = match json_text(tools, "tools") {
-        Ok(text) => return Ok((text, Vec::new())),
-        Err(e) => e,
+    // A number JSON cannot hold (`Infinity`, `NaN`) is written as `null`, which a tool may hold
+    // as itself (a `default`, an `enum` value): such a tool is refused as one JSON cannot write,
+    // never sent with a `null` the caller did not give.
+    let (whole, written) = match json_text(tools, "tools") {
+        Ok(text) if crate::wasm::interop::non_finite_at_nulls(tools, &text).is_none() => return Ok((text, Vec::new())),
+        Ok(text) => (None, Some(text)),
+        Err(e) => (Some(e), None),
     };
-    let Some(list) = tool_array(tools) else { return Err(whole) };
+    let Some(list) = tool_array(tools) else {
+        return match (whole, written) {
+            (Some(e), _) => Err(e),
+            (None, text) => Ok((text.unwrap_or_default(), Vec::new())),
+        };
+    };
     let mut text = String::from("[");
     let mut unwritten = Vec::new();
     for (i, tool) in list.iter().enumerate() {
@@ -93,7 +102,7 @@ pub(crate) fn tools_text(tools: &JsValue) -> Result<(String, Vec<Error>), Error>
             text.push_str("null");
             continue;
         }
-        match json_text(&tool, &format!("tool at index {i}")) {
+        match json_text(&tool, &format!("tool at index {i}")).and_then(|t| refuse_non_finite(&tool, t, i)) {
             Ok(t) => text.push_str(&t),
             Err(e) => {
                 text.push_str("null");
@@ -106,11 +115,24 @@ pub(crate) fn tools_text(tools: &JsValue) -> Result<(String, Vec<Error>), Error>
         }
     }
     text.push(']');
-    // Every tool written alone: what failed was the list's own (its `toJSON`).
+    // Every tool written alone: what failed was the list's own (its `toJSON`), or the number
+    // JSON cannot hold is outside every tool (the list's own, or behind a `toJSON`).
     if unwritten.is_empty() {
-        return Err(whole);
+        return match (whole, written) {
+            (Some(e), _) => Err(e),
+            (None, text) => Ok((text.unwrap_or_default(), Vec::new())),
+        };
     }
     Ok((text, unwritten))
+}
+
+/// `text`, a tool's JSON, unless the tool holds a number JSON cannot hold (`Infinity`, `NaN`),
+/// which it writes as `null`: then an `INVALID_JSON` error naming its place.
+fn refuse_non_finite(tool: &JsValue, text: String, i: usize) -> Result<String, Error> {
+    match crate::wasm::interop::non_finite_at_nulls(tool, &text) {
+        Some((at, got)) => Err(crate::wasm::interop::non_finite_error(&format!("tool at index {i}"), &at, &got)),
+        None => Ok(text),
+    }
 }
 
 /// The array of tools in `tools` as the core finds it (an array, `{tools}`, `{result: {tools}}`),
@@ -314,7 +336,7 @@ pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, Error> {
     if schema.is_string() {
         return Err(Error::new(ErrorCode::InvalidInput, "schema is a string (JSON text?): JSON.parse it, and pass the schema object"));
     }
-    let schema = from_js(&schema, "schema")?;
+    let schema = crate::wasm::interop::from_js_finite(&schema, "schema")?;
     let mut cx = Cx::new(Limits::default());
     let (out, _) = process_json_schema(&schema, &mut cx);
     to_js(&out)

@@ -18,6 +18,128 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
     parse(&json_text(v, what)?, what)
 }
 
+/// [`from_js`] for a value sent on as JSON (a schema, a list of tools), but one holding a number
+/// JSON cannot hold (`Infinity`, `NaN`), which `JSON.stringify` writes as `null` (and a
+/// `default` or an `enum` may be `null`), is `INVALID_JSON` naming its place.
+pub(crate) fn from_js_finite(v: &JsValue, what: &str) -> Result<Value> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    let text = json_text(v, what)?;
+    if let Some((at, got)) = non_finite_at_nulls(v, &text) {
+        return Err(non_finite_error(what, &at, &got));
+    }
+    parse(&text, what)
+}
+
+/// The error for a number JSON cannot hold at `at` in `what`.
+pub(crate) fn non_finite_error(what: &str, at: &str, got: &str) -> Error {
+    Error::new(ErrorCode::InvalidJson, format!("{what}{at} is {got}, a number JSON cannot hold (JSON.stringify writes null): give a finite number, or leave it out"))
+}
+
+/// The keywords whose value the conversions check as a number, and report as
+/// `schema/bad-keyword-value` where it is `null` (and leave out): a bound given as `Infinity`
+/// (no bound) is taken so, not refused.
+const NUMBER_KEYWORDS: [&str; 11] =
+    ["maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"];
+
+/// The first `null` of `text`, `v`'s JSON, that stands for a number JSON cannot hold in `v`
+/// (`Infinity`, `NaN`), where `null` would be taken for the caller's (a `default`, an `enum`
+/// value; not one of [`NUMBER_KEYWORDS`], reported where it is `null`): its place (`.a[1]`) and
+/// what it is. Only the places of `text`'s `null`s are read in `v` (a few crossings each), not
+/// the whole value: text without one costs a search of it.
+pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, String)> {
+    enum Step {
+        Index(u32),
+        Key(usize, usize),
+    }
+    /// The value at `path` in `v`, read as JSON.stringify reads it (no `toJSON` on the way), if
+    /// it is a number JSON cannot hold: its place and what it is.
+    fn non_finite_at(v: &JsValue, text: &str, path: &[Step]) -> Option<(String, String)> {
+        let mut v = v.clone();
+        let mut at = String::new();
+        for step in path {
+            if !v.is_object() || matches!(caught::get_some(&v, &JsValue::from_str("toJSON")), Ok(Some(_))) {
+                return None;
+            }
+            let next = match step {
+                Step::Index(n) => {
+                    at.push_str(&format!("[{n}]"));
+                    caught::get_index_some(&v, *n)
+                }
+                Step::Key(s, e) => {
+                    let quoted = &text[*s..*e];
+                    let key = match quoted.contains('\\') {
+                        false => quoted[1..quoted.len() - 1].owned(),
+                        true => match crate::fast::read_value(quoted) {
+                            Some(Value::String(key)) => key,
+                            _ => return None,
+                        },
+                    };
+                    let plain = !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !key.as_bytes()[0].is_ascii_digit();
+                    match plain {
+                        true => at.push_str(&format!(".{key}")),
+                        false => at.push_str(&format!("[{}]", crate::text::quote(&key))),
+                    }
+                    caught::get_some(&v, &JsValue::from_str(&key))
+                }
+            };
+            v = next.ok()??;
+        }
+        let last_key = match path.last() {
+            Some(Step::Key(s, e)) => &text[s + 1..e - 1],
+            _ => "",
+        };
+        (v.as_f64().is_some_and(|n| !n.is_finite()) && !NUMBER_KEYWORDS.contains(&last_key)).then(|| (at, describe_js(&v)))
+    }
+
+    if !text.contains("null") {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut path: Vec<Step> = Vec::new();
+    // Whether the next string of the object at the top is a key.
+    let mut key_next = false;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if key_next {
+                    if let Some(Step::Key(s, e)) = path.last_mut() {
+                        (*s, *e) = (start, i + 1);
+                    }
+                    key_next = false;
+                }
+            }
+            b'{' => {
+                path.push(Step::Key(0, 0));
+                key_next = true;
+            }
+            b'[' => path.push(Step::Index(0)),
+            b'}' | b']' => {
+                path.pop();
+            }
+            b',' => match path.last_mut() {
+                Some(Step::Index(n)) => *n += 1,
+                _ => key_next = true,
+            },
+            b'n' => {
+                if let Some(found) = non_finite_at(v, text, &path) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A tool call's arguments as JSON, read as [`from_js`] reads a value, but one that JSON would
 /// make `{}` or `null` without a word is `INVALID_ARGUMENTS` (it would be sent as no arguments):
 /// `NaN`, an invalid `Date`, a `RegExp`, an `Error`, a `SharedArrayBuffer`, an instance of a class

@@ -566,7 +566,7 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
         }
     }
     let mut parsed = Vec::new();
-    for (i, v) in tools_from_value(from_js(&tools, "tools")?)?.into_iter().enumerate() {
+    for (i, v) in tools_from_value(crate::wasm::interop::from_js_finite(&tools, "tools")?)?.into_iter().enumerate() {
         parsed.push(Tool::from_value(v, i)?);
     }
     let servers: Vec<Option<&str>> =

@@ -674,3 +674,38 @@ test("a part of a response pushed (an SDK's contentBlock or message event, an ou
   assert.deepEqual(calls.map((c) => c.arguments), [{ city: "Paris" }]);
   await refused(() => new tw.ToolCallAccumulator("anthropic").push(acc.message()), "INVALID_INPUT", /Anthropic message/);
 });
+
+test("a number JSON cannot hold (Infinity, NaN) in a tool is INVALID_JSON at its place, never sent as the null JSON.stringify writes", async () => {
+  const tool = (extra) => ({ name: "pick", inputSchema: { type: "object", properties: { n: { type: "number", ...extra } } } });
+  const ok = { name: "ok", inputSchema: { type: "object", properties: { v: { type: ["string", "null"], default: null, enum: ["a", null] } } } };
+  for (const [extra, at, got] of [
+    [{ default: Infinity }, ".inputSchema.properties.n.default", "Infinity"],
+    [{ enum: [1, NaN] }, ".inputSchema.properties.n.enum[1]", "NaN"],
+    [{ const: -Infinity }, ".inputSchema.properties.n.const", "-Infinity"],
+    [{ examples: [[1, Infinity]] }, ".inputSchema.properties.n.examples[0][1]", "Infinity"],
+  ]) {
+    const message = new RegExp(`^tool at index 1${at.replace(/[.[\]]/g, "\\$&")} is ${got}, a number JSON cannot hold \\(JSON\.stringify writes null\\)`);
+    for (const provider of ["openai", "gemini", "anthropic"]) {
+      await refused(() => tw.convertMcpTools([ok, tool(extra)], provider), "INVALID_JSON", message);
+      await refused(() => tw.convertMcpToolsDetailed({ tools: [ok, tool(extra)] }, provider), "INVALID_JSON", message);
+      await refused(() => tw.NameMap.fromTools([ok, tool(extra)], provider), "INVALID_JSON", message);
+    }
+    // checkTools reports that tool and checks the others.
+    const report = tw.checkTools([ok, tool(extra)], "gemini");
+    assert.deepEqual(report.tools.map((t) => t.tool), ["ok"]);
+    assert.deepEqual(report.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"]]);
+    assert.match(report.problems[0].message, message);
+    await refused(() => tw.toolsSystemPrompt([ok, tool(extra)]), "INVALID_JSON", new RegExp(`^tools\\[1\\]${at.replace(/[.[\]]/g, "\\$&")} is ${got}`));
+    await refused(() => tw.processJsonSchema(tool(extra).inputSchema), "INVALID_JSON", new RegExp(`^schema\\.properties\\.n\\.`));
+  }
+  // A null the tools hold as null is taken as ever, on every path (and Infinity outside the tools array is no tool's).
+  const out = tw.convertMcpTools([ok], "openai");
+  assert.deepEqual(out[0].function.parameters.properties.v.enum, ["a", null]);
+  assert.deepEqual(tw.convertMcpTools({ tools: [ok], nextCursor: null, ttl: Infinity }, "openai"), out);
+  assert.equal(tw.checkTools([ok], "openai").problems.length, 0);
+  assert.ok(tw.toolsSystemPrompt([ok]).includes("## ok"));
+  // A bound given as Infinity is no bound: left out and reported where the conversion reports a bound that is no number.
+  const bound = tw.convertMcpToolsDetailed([tool({ maximum: Infinity, minimum: 0 })], "openai");
+  assert.deepEqual(bound.tools[0].function.parameters.properties.n, { type: "number", minimum: 0 });
+  assert.ok(bound.report.tools[0].changes.some((c) => c.rule === "schema/bad-keyword-value" && c.path === "/properties/n/maximum"));
+});
