@@ -1077,7 +1077,18 @@ fn resalt(
 #[inline(never)]
 fn keep_last_given(given: &GivenNames, pairs: &[(Option<&str>, &str)], opts: &NamingOptions, rule: NameRule, names: &mut [String]) {
     let keep = MAX_NAME_LEN - HASH_LEN - 1;
+    // Each pair and name looked up once: a tool listed many times (its copies hashed, all
+    // under one head) would otherwise walk that head's names once a copy.
+    type Pair<'a> = (Option<&'a str>, &'a str);
+    let mut found: HashMap<(Pair, String), Option<String>> = HashMap::new();
     for (i, &(server, tool)) in pairs.iter().enumerate() {
+        let key = ((server, tool), names[i].clone());
+        if let Some(last) = found.get(&key) {
+            if let Some(last) = last {
+                names[i] = last.clone();
+            }
+            continue;
+        }
         let name = names[i].as_str();
         // What a hash goes after in this pair's name ([`with_hash`]): a hashed name's own head,
         // a short name itself.
@@ -1090,7 +1101,9 @@ fn keep_last_given(given: &GivenNames, pairs: &[(Option<&str>, &str)], opts: &Na
             long = hash_head(sanitize(&raw_name(server, tool, opts), rule), server, tool, opts, rule);
             &long[..long.len().min(keep)]
         };
-        if let Some(last) = given.last_given(pairs[i], name, head).filter(|&last| last != name).map(str::to_owned) {
+        let last = given.last_given(pairs[i], name, head).filter(|&last| last != name).map(str::to_owned);
+        found.insert(key, last.clone());
+        if let Some(last) = last {
             names[i] = last;
         }
     }
@@ -1388,6 +1401,23 @@ mod tests {
         }
         assert_eq!(given.owner("mcp__a__t0"), None);
         assert!(given.hashed.is_empty());
+    }
+
+    /// A tool listed many times (each copy after the first hashed, all under one head) is named
+    /// with the names given in linear time: each pair's last name is looked up once, not once a
+    /// copy (which walked every copy's hashed name for each). The names are those of a map
+    /// built without the names given.
+    #[test]
+    fn many_copies_of_one_tool_are_named_with_the_names_given_in_linear_time() {
+        let n = 5_000;
+        let pairs = vec![(Some("s"), "echo"); n];
+        let (first, _) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        let mut given = GivenNames::default();
+        given.record(&first);
+        assert_eq!(given.hashed["mcp__s__echo"].len(), n - 1);
+        let o = NamingOptions { given: Some(Arc::new(given)), ..opts() };
+        let (again, _) = NameMap::build(&pairs, &o, NameRule::Strict);
+        assert_eq!(again.entries().iter().map(|e| &e.name).collect::<Vec<_>>(), first.entries().iter().map(|e| &e.name).collect::<Vec<_>>());
     }
 
     /// F1 (s31a): a tool keeps the name it was given last of those a map could give it: hashed
