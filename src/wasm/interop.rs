@@ -39,65 +39,64 @@ pub(crate) fn non_finite_error(what: &str, at: &str, got: &str) -> Error {
 
 /// The keywords whose value the conversions check as a number, and report as
 /// `schema/bad-keyword-value` where it is `null` (and leave out): a bound given as `Infinity`
-/// (no bound) is taken so, not refused.
-const NUMBER_KEYWORDS: [&str; 11] =
-    ["maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"];
+/// (no bound) is taken so, not refused, where it is a schema's (see [`VALUE_KEYWORDS`]).
+const NUMBER_KEYWORDS: [&str; 13] = [
+    "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties",
+    "maxContains", "minContains",
+];
+
+/// The keys under which a tool holds values, not schemas: a [`NUMBER_KEYWORDS`] key below one
+/// is a value's (`default: {maximum: Infinity}`), whose `null` would be taken as given.
+const VALUE_KEYWORDS: [&str; 6] = ["default", "const", "enum", "examples", "_meta", "annotations"];
 
 /// The first `null` of `text`, `v`'s JSON, that stands for a number JSON cannot hold in `v`
 /// (`Infinity`, `NaN`), where `null` would be taken for the caller's (a `default`, an `enum`
-/// value; not one of [`NUMBER_KEYWORDS`], reported where it is `null`): its place (`.a[1]`) and
-/// what it is. Only the places of `text`'s `null`s are read in `v` (a few crossings each), not
-/// the whole value: text without one costs a search of it.
+/// value; not a schema's [`NUMBER_KEYWORDS`], reported where it is `null`): its place (`.a[1]`)
+/// and what it is. Only the `null`s of `text` are looked up in `v`, each from its container,
+/// read once (the containers on the way are read once each too): a few crossings a `null`, and
+/// text without one costs a search of it.
 pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, String)> {
+    #[derive(Clone, Copy)]
     enum Step {
         Index(u32),
+        /// The key's text in `text`, with its quotes.
         Key(usize, usize),
     }
-    /// The value at `path` in `v`, read as JSON.stringify reads it (no `toJSON` on the way), if
-    /// it is a number JSON cannot hold: its place and what it is.
-    fn non_finite_at(v: &JsValue, text: &str, path: &[Step]) -> Option<(String, String)> {
-        let mut v = v.clone();
-        let mut at = String::new();
-        for step in path {
-            if !v.is_object() || matches!(caught::get_some(&v, &JsValue::from_str("toJSON")), Ok(Some(_))) {
-                return None;
-            }
-            let next = match step {
-                Step::Index(n) => {
-                    at.push_str(&format!("[{n}]"));
-                    caught::get_index_some(&v, *n)
-                }
-                Step::Key(s, e) => {
-                    let quoted = &text[*s..*e];
-                    let key = match quoted.contains('\\') {
-                        false => quoted[1..quoted.len() - 1].owned(),
-                        true => match crate::fast::read_value(quoted) {
-                            Some(Value::String(key)) => key,
-                            _ => return None,
-                        },
-                    };
-                    let plain = !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !key.as_bytes()[0].is_ascii_digit();
-                    match plain {
-                        true => at.push_str(&format!(".{key}")),
-                        false => at.push_str(&format!("[{}]", crate::text::quote(&key))),
-                    }
-                    caught::get_some(&v, &JsValue::from_str(&key))
-                }
-            };
-            v = next.ok()??;
+    /// The key of a [`Step::Key`], unescaped, for the keywords and the message (a lone
+    /// surrogate as U+FFFD).
+    fn key_of(text: &str, s: usize, e: usize) -> Option<String> {
+        let quoted = &text[s..e];
+        match quoted.contains('\\') {
+            false => Some(quoted[1..quoted.len() - 1].owned()),
+            true => caught::parse(quoted).ok()?.as_string(),
         }
-        let last_key = match path.last() {
-            Some(Step::Key(s, e)) => &text[s + 1..e - 1],
-            _ => "",
+    }
+    /// What `JSON.stringify` read at `step` of `container`. A key with an escape is read by JS's
+    /// own JSON.parse, as a JS string (a lone surrogate stays one).
+    fn read(container: &JsValue, text: &str, step: Step) -> Option<JsValue> {
+        match step {
+            Step::Index(n) => caught::get_index_some(container, n).ok()?,
+            Step::Key(s, e) if text[s..e].contains('\\') => caught::get_some(container, &caught::parse(&text[s..e]).ok()?).ok()?,
+            Step::Key(s, e) => caught::get_some(container, &JsValue::from_str(&text[s + 1..e - 1])).ok()?,
+        }
+    }
+    /// `c` if JSON.stringify read into it as it is: an object without a `toJSON` method.
+    fn as_written(c: JsValue) -> Option<JsValue> {
+        let plain = match caught::get_some(&c, &JsValue::from_str("toJSON")) {
+            Ok(to_json) => !to_json.is_some_and(|f| f.is_function()),
+            Err(_) => false,
         };
-        (v.as_f64().is_some_and(|n| !n.is_finite()) && !NUMBER_KEYWORDS.contains(&last_key)).then(|| (at, describe_js(&v)))
+        (c.is_object() && plain).then_some(c)
     }
 
     if !text.contains("null") {
         return None;
     }
     let b = text.as_bytes();
+    // The place in each open container, and the container as read in `v` once a `null` in it
+    // (or below it) was looked up: `Some(None)` where it cannot be read as written.
     let mut path: Vec<Step> = Vec::new();
+    let mut containers: Vec<Option<Option<JsValue>>> = Vec::new();
     // Whether the next string of the object at the top is a key.
     let mut key_next = false;
     let mut i = 0;
@@ -116,21 +115,51 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                     key_next = false;
                 }
             }
-            b'{' => {
-                path.push(Step::Key(0, 0));
-                key_next = true;
+            b'{' | b'[' => {
+                path.push(if b[i] == b'{' { Step::Key(0, 0) } else { Step::Index(0) });
+                containers.push(None);
+                key_next = b[i] == b'{';
             }
-            b'[' => path.push(Step::Index(0)),
             b'}' | b']' => {
                 path.pop();
+                containers.pop();
             }
             b',' => match path.last_mut() {
                 Some(Step::Index(n)) => *n += 1,
                 _ => key_next = true,
             },
-            b'n' => {
-                if let Some(found) = non_finite_at(v, text, &path) {
-                    return Some(found);
+            b'n' if !path.is_empty() => {
+                // The innermost container read so far, then those below it down to the null's.
+                let depth = path.len();
+                let mut from = containers.iter().rposition(Option::is_some).unwrap_or(0);
+                if containers[from].is_none() {
+                    containers[0] = Some(as_written(v.clone()));
+                    from = 0;
+                }
+                while from + 1 < depth {
+                    let next = containers[from].clone().flatten().and_then(|c| read(&c, text, path[from])).and_then(as_written);
+                    containers[from + 1] = Some(next);
+                    from += 1;
+                }
+                let found = containers[depth - 1].clone().flatten().and_then(|c| read(&c, text, path[depth - 1]));
+                if let Some(n) = found.filter(|n| n.as_f64().is_some_and(|n| !n.is_finite())) {
+                    let keys: Vec<Option<String>> = path.iter().map(|&s| if let Step::Key(s, e) = s { key_of(text, s, e) } else { None }).collect();
+                    let bound = keys.last().cloned().flatten().is_some_and(|k| NUMBER_KEYWORDS.contains(&k.as_str()))
+                        && !keys[..depth - 1].iter().flatten().any(|k| VALUE_KEYWORDS.contains(&k.as_str()));
+                    if !bound {
+                        let mut at = String::new();
+                        for (step, key) in path.iter().zip(&keys) {
+                            match (step, key) {
+                                (Step::Index(n), _) => at.push_str(&format!("[{n}]")),
+                                (_, Some(k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !k.as_bytes()[0].is_ascii_digit() => {
+                                    at.push('.');
+                                    at.push_str(k);
+                                }
+                                (_, k) => at.push_str(&format!("[{}]", crate::text::quote(k.as_deref().unwrap_or_default()))),
+                            }
+                        }
+                        return Some((at, describe_js(&n)));
+                    }
                 }
             }
             _ => {}

@@ -704,8 +704,25 @@ test("a number JSON cannot hold (Infinity, NaN) in a tool is INVALID_JSON at its
   assert.deepEqual(tw.convertMcpTools({ tools: [ok], nextCursor: null, ttl: Infinity }, "openai"), out);
   assert.equal(tw.checkTools([ok], "openai").problems.length, 0);
   assert.ok(tw.toolsSystemPrompt([ok]).includes("## ok"));
+  // A schema keyword's name in a value is a value's; a key JSON.stringify writes escaped, or beside a toJSON that is
+  // no function, is read as it wrote it.
+  for (const [extra, at] of [
+    [{ default: { maximum: Infinity } }, ".default.maximum"],
+    [{ enum: [{ minLength: NaN }] }, ".enum[0].minLength"],
+    [{ default: { "\ud800": Infinity } }, ".default["],
+    [{ default: { toJSON: 5, x: -Infinity } }, ".default.x"],
+  ]) {
+    const e = await refused(() => tw.convertMcpTools([tool(extra)], "openai"), "INVALID_JSON", /a number JSON cannot hold/);
+    assert.ok(e.message.startsWith(`tool at index 0.inputSchema.properties.n${at}`) && /\b(-?Infinity|NaN), a number/.test(e.message), e.message);
+  }
+  // Many nulls, deep: each is looked up from its container (a null a read, not a walk from the root).
+  let deep = new Array(3000).fill(null);
+  for (let i = 0; i < 300; i++) deep = [deep];
+  assert.equal(tw.checkTools([tool({ default: deep })], "openai").tools.length, 0, "past maxDepth, reported");
   // A bound given as Infinity is no bound: left out and reported where the conversion reports a bound that is no number.
   const bound = tw.convertMcpToolsDetailed([tool({ maximum: Infinity, minimum: 0 })], "openai");
   assert.deepEqual(bound.tools[0].function.parameters.properties.n, { type: "number", minimum: 0 });
   assert.ok(bound.report.tools[0].changes.some((c) => c.rule === "schema/bad-keyword-value" && c.path === "/properties/n/maximum"));
+  const contains = tw.convertMcpToolsDetailed([{ name: "c", inputSchema: { type: "object", properties: { a: { type: "array", contains: { type: "string" }, maxContains: Infinity } } } }], "openai");
+  assert.ok(contains.report.tools[0].changes.some((c) => c.rule === "schema/bad-keyword-value" && c.path === "/properties/a/maxContains"), JSON.stringify(contains.report));
 });
