@@ -3213,7 +3213,8 @@ export interface McpHubOptions {
   fetch?: FetchLike | undefined;
   /**
    * Permission policy checked before every call. Without one every call is allowed (and `confirm` is never
-   * asked); with one, `request(server, "tools/call", …)` is `INVALID_INPUT` (it would go around the policy: call
+   * asked); with one, `tools()` offers no tool it denies (each is in `droppedTools`, `PERMISSION_DENIED`: see
+   * {@link McpHub.tools}), `request(server, "tools/call", …)` is `INVALID_INPUT` (it would go around the policy: call
    * tools with `callTool`), and a call no rule matches gets its `defaultAction`: "ask" unless set. The hub knows each
    * call's server and tool, and matches every rule against `mcp__<server>__<tool>` with the names as the hub
    * and the server give them (never shortened or hashed), whatever naming the provider sees: `mcp__fs` covers
@@ -3296,7 +3297,9 @@ export interface McpHubListOptions {
  * conversion's `limits`, an empty name, or a server left out for `limits.maxTools`: `code` `LIMIT_EXCEEDED`, the
  * `reason` naming the server): `index` is its position in its server's listing (as
  * `listTools()` gives that server's tools), `code` and `reason` those of the error converting it gives (the `reason`
- * names it, and the path of what failed). Or its server listed its name before (`code` `INVALID_TOOL`, `index` that
+ * names it, and the path of what failed); or the hub's permission policy denies it (`code` `PERMISSION_DENIED`, the
+ * `reason` naming the `deny` rule that matches it, or `defaultAction: "deny"` with no rule matching, and how it would
+ * be offered): every call of it would be refused, so it is not offered. Or its server listed its name before (`code` `INVALID_TOOL`, `index` that
  * of the repeat, the `reason` that of the first): MCP names are unique within a server, so this entry is no tool of
  * its own. It is still offered, under a name of its own, and its calls go to the server's one tool of that name,
  * whose arguments the entries may describe each differently.
@@ -3367,6 +3370,14 @@ export class McpHub {
    * than `limits.maxTools`, servers are left out whole, those with the most tools first (the later one in the hub's
    * order of two alike), until the others' fit; their tools are each in `droppedTools` with `code: "LIMIT_EXCEEDED"`.
    * It rejects only for what no tool or server does alone, keeping the name map it had.
+   * No tool the hub's permission policy denies is offered (every call of it would be refused): one a `deny` rule
+   * matches, or, with `defaultAction: "deny"`, one no `allow` or `ask` rule matches, judged as a call of it would be
+   * (by the name it would have had; and each tool offered by the name it is given). Each is in `droppedTools` with
+   * `code: "PERMISSION_DENIED"` and a `reason` naming the rule or the default that denies it. Those tools count for
+   * no `limits` (`maxTools` counts the tools offered), take no name from the tools offered and are given none; a
+   * call of such a tool's name (the name it would have had, its `mcp__server__tool`, which a model may guess) is
+   * `PERMISSION_DENIED` with `decision: "deny"`, saying that the policy denies it and `tools()` did not offer it,
+   * and nothing is sent. A tool `ask` or `allow` decides is offered. Without a policy every listed tool is.
    * A name the hub gave one tool, for any provider and in any `tools()`, it gives no other: a tool whose name is
    * one the hub gave another gets a hashed one instead (`_` and a hash, another for each such name), and of two tools
    * whose names coincide (see {@link NamingFormat}) the one that had the name keeps it. A tool keeps the name it was
@@ -3386,7 +3397,8 @@ export class McpHub {
   tools<P extends ProviderName>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /**
    * The tools left out of those the hub offers, server by server (those of the last listing): a 2026-07-28
-   * server's listing's left-outs, and the tools the last `tools()` could not convert (until the next
+   * server's listing's left-outs, and the tools the last `tools()` could not convert or left out because the
+   * permission policy denies them (`PERMISSION_DENIED`, the `reason` naming the rule or the default) (until the next
    * `tools()`). Read it after `tools()`: the same list as `listTools()`'s `dropped`. With them, an entry that repeats
    * a tool name its server listed before (`INVALID_TOOL`): offered all the same, calling the one tool of that name.
    */

@@ -55,6 +55,15 @@ pub enum AskedBy {
     AskDestructive,
 }
 
+/// What made a decision [`Action::Deny`] ([`Policy::denied_by`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeniedBy {
+    /// This `deny` rule's pattern matched (a deny wins over any `allow` or `ask`).
+    Rule(String),
+    /// No rule matched, and `defaultAction` is `deny`.
+    DefaultAction,
+}
+
 impl Action {
     /// `"allow" | "ask" | "deny"`.
     pub fn as_str(self) -> &'static str {
@@ -218,20 +227,27 @@ impl Policy {
     /// [`Policy::check_tool`], and for `Ask` what asked for it.
     pub fn check_tool_why(&self, server: &str, tool: &str, provider_name: &str, annotations: Option<&ToolAnnotations>) -> (Action, Option<AskedBy>) {
         let forms = if self.rules.iter().any(restricts) { ProviderForms::of(server, tool) } else { ProviderForms::default() };
-        self.decide_why(
-            |r| {
-                let fold = restricts(r);
-                tool_matches(&r.pattern, server, tool, fold)
-                    || (fold
-                        && (fits(&r.pattern, &format!("mcp__{server}__{tool}"), true)
-                            || name_matches(&r.pattern, &format!("{server}__{tool}"), true)
-                            || same(&r.pattern, provider_name, true)
-                            || (forms.reads_as_own(provider_name) && name_judged(&r.pattern, provider_name, true))
-                            || forms.names.iter().any(|n| same(&r.pattern, n, true) || (forms.reads_as_own(n) && name_judged(&r.pattern, n, true)))
-                            || forms.parts.iter().any(|(s, t)| tool_matches(&r.pattern, s, t, true) || (joins_plainly(s) && name_matches(&r.pattern, &format!("{s}__{t}"), true)))))
-            },
-            annotations,
-        )
+        self.decide_why(|r| rule_applies_to_tool(r, server, tool, provider_name, &forms), annotations)
+    }
+
+    /// Whether any call could be denied: a `deny` rule, or `defaultAction: "deny"`.
+    pub fn may_deny(&self) -> bool {
+        self.default_action == Action::Deny || self.rules.iter().any(|r| r.action == Action::Deny)
+    }
+
+    /// What makes [`Policy::check_tool`] deny a tool, or `None` when it does not: the first
+    /// `deny` rule that matches it (in the order of `rules`, then the `deny` list), or the
+    /// default action, where no rule matches. A deny does not hang on annotations.
+    pub fn denied_by(&self, server: &str, tool: &str, provider_name: &str) -> Option<DeniedBy> {
+        if !self.may_deny() {
+            return None;
+        }
+        let forms = if self.rules.iter().any(restricts) { ProviderForms::of(server, tool) } else { ProviderForms::default() };
+        let applies = |r: &Rule| rule_applies_to_tool(r, server, tool, provider_name, &forms);
+        if let Some(r) = self.rules.iter().find(|r| r.action == Action::Deny && applies(r)) {
+            return Some(DeniedBy::Rule(r.pattern.clone()));
+        }
+        (self.default_action == Action::Deny && !self.rules.iter().any(applies)).then_some(DeniedBy::DefaultAction)
     }
 
     fn decide(&self, applies: impl Fn(&Rule) -> bool, annotations: Option<&ToolAnnotations>) -> Action {
@@ -247,6 +263,21 @@ impl Policy {
         let by = (decision == Action::Ask).then_some(if matched.is_some() { AskedBy::Rule } else { AskedBy::DefaultAction });
         (decision, by)
     }
+}
+
+/// Whether a rule applies to server `server`'s tool `tool`, named `provider_name` for the
+/// provider: see [`Policy::check_tool`]. `forms`: [`ProviderForms::of`] the pair, where a rule
+/// restricts.
+fn rule_applies_to_tool(r: &Rule, server: &str, tool: &str, provider_name: &str, forms: &ProviderForms) -> bool {
+    let fold = restricts(r);
+    tool_matches(&r.pattern, server, tool, fold)
+        || (fold
+            && (fits(&r.pattern, &format!("mcp__{server}__{tool}"), true)
+                || name_matches(&r.pattern, &format!("{server}__{tool}"), true)
+                || same(&r.pattern, provider_name, true)
+                || (forms.reads_as_own(provider_name) && name_judged(&r.pattern, provider_name, true))
+                || forms.names.iter().any(|n| same(&r.pattern, n, true) || (forms.reads_as_own(n) && name_judged(&r.pattern, n, true)))
+                || forms.parts.iter().any(|(s, t)| tool_matches(&r.pattern, s, t, true) || (joins_plainly(s) && name_matches(&r.pattern, &format!("{s}__{t}"), true)))))
 }
 
 /// What a tool is named for each provider's rule, besides its own `mcp__server__tool`: a rule
@@ -553,6 +584,30 @@ fn glob(p: &[char], s: &[char]) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `denied_by` says what denies a tool exactly when `check_tool` denies it: the first deny
+    /// rule that matches, or the default action where no rule does.
+    #[test]
+    fn denied_by_names_the_rule_or_the_default() {
+        let p = Policy::from_value(json!({"rules": [{"pattern": "*wipe*", "action": "deny"}], "deny": ["mcp__fs__delete*"], "allow": ["mcp__fs__read"], "ask": ["mcp__fs__write"], "defaultAction": "deny", "askDestructive": true})).unwrap();
+        let cases = [
+            ("delete_all", Some(DeniedBy::Rule("mcp__fs__delete*".into()))),
+            ("delete_wipe", Some(DeniedBy::Rule("*wipe*".into()))),
+            ("rm", Some(DeniedBy::DefaultAction)),
+            ("read", None),
+            ("write", None),
+        ];
+        for (tool, by) in cases {
+            let name = format!("mcp__fs__{tool}");
+            assert_eq!(p.denied_by("fs", tool, &name), by, "{tool}");
+            assert_eq!(p.check_tool("fs", tool, &name, None) == Action::Deny, by.is_some(), "{tool}");
+        }
+        // A deny written against the provider's name only.
+        let p = Policy::from_value(json!({"deny": ["x_fs_rm"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(p.denied_by("fs", "rm", "x_fs_rm"), Some(DeniedBy::Rule("x_fs_rm".into())));
+        assert_eq!(p.denied_by("fs", "rm", "mcp__fs__rm"), None);
+        assert!(!Policy::from_value(json!({"ask": ["*"], "allow": ["mcp__fs"]})).unwrap().may_deny());
+    }
 
     #[test]
     fn patterns() {

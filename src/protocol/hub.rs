@@ -6,7 +6,9 @@
 //!   name map (a name the hub gave one tool it gives no other, and a tool keeps its name, see
 //!   [`GivenNames`]); a tool
 //!   that cannot be converted (a schema past the limits, an empty name) is left out and
-//!   reported with its server (see [`Hub::dropped_tools`]), the others are converted;
+//!   reported with its server (see [`Hub::dropped_tools`]), the others are converted; so is a
+//!   tool the permission policy denies (every call of it would be refused), whose name a call is
+//!   refused `PERMISSION_DENIED` for;
 //!   `tools_refreshed` first lists the servers when none were listed, and lists again
 //!   those that announced a change (`notifications/tools/list_changed`), whose session was
 //!   renewed since (a restarted server announces nothing), whose listing's `ttlMs`
@@ -39,7 +41,7 @@ use crate::convert::{convert_json_named, tool_error, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, Put as _, ToolAnnotations};
 use crate::naming::{GivenNames, NameEntry, NameMap, NamingOptions};
-use crate::policy::{Action, AskedBy, Policy};
+use crate::policy::{Action, AskedBy, DeniedBy, Policy};
 use crate::protocol::client::{CallOptions, Client, CloseSignal};
 use crate::protocol::transport::{Clock, Transport};
 use crate::providers::Target;
@@ -118,6 +120,9 @@ struct Routes {
     target: Target,
     map: NameMap,
     annotations: Vec<Option<ToolAnnotations>>,
+    /// The tools left out of the map because the policy denies them: a call of one of their
+    /// names is refused as denied, not read as an unknown name.
+    denied: Vec<Denied>,
 }
 
 impl Routes {
@@ -126,6 +131,27 @@ impl Routes {
         let entry = self.map.resolve(name)?;
         let annotations = self.map.position(name).and_then(|i| self.annotations.get(i).cloned().flatten());
         Ok((entry, annotations))
+    }
+
+    /// The refusal of a call of a name the map does not have that names a tool the policy denies
+    /// ([`Denied`]), or `None`. A name several such tools share is refused naming them all.
+    fn denied(&self, name: &str) -> Option<Error> {
+        let bare = crate::naming::without_model_namespace(name);
+        let called = |d: &&Denied| d.names.iter().any(|n| n == name || Some(n.as_str()) == bare);
+        let mut hits = self.denied.iter().filter(called);
+        let first = hits.next()?;
+        let more: Vec<&Denied> = hits.filter(|d| (&d.server, &d.tool) != (&first.server, &first.tool)).collect();
+        if more.is_empty() {
+            return Some(first.refusal(name));
+        }
+        let tools: Vec<String> = std::iter::once(first).chain(more).map(|d| format!("server {}'s tool {}", crate::text::quote(&d.server), crate::text::quote(&d.tool))).collect();
+        Some(
+            Error::new(
+                ErrorCode::PermissionDenied,
+                format!("{} names tools the permission policy denies ({}): tools() did not offer them, and none was called", crate::text::quote(name), tools.join(", ")),
+            )
+            .with_detail("decision", "deny"),
+        )
     }
 }
 
@@ -374,7 +400,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// The tools left out, server by server (of the last listing): those a server's listing left
     /// out (entries that are no objects or have no string `name`, with their `index`; 2026-07-28 servers: broken
     /// `x-mcp-header` marks), each `{server, name, reason}`, and
-    /// those the last [`Hub::tools`] could not convert, each `{server, name, index, code,
+    /// those the last [`Hub::tools`] could not convert, or left out because the policy denies
+    /// them (`PERMISSION_DENIED`), each `{server, name, index, code,
     /// reason}` (`index`: in the server's listing; `code`: the error's). With them, the entries
     /// of a listing that repeat a name the server listed before (`INVALID_TOOL`, see
     /// [`listed_again`]): offered, but not a tool of their own.
@@ -590,6 +617,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// servers are left out whole, those with the most tools first, until the others' fit. A
     /// failure that no tool or server has alone is the whole conversion's error.
     ///
+    /// A tool the permission policy denies ([`Policy::denied_by`]: a deny rule, or
+    /// `defaultAction: "deny"` with no rule matching it) is not offered either: every call of it
+    /// would be refused, so its description and schema would cost the model's context for
+    /// nothing. It is judged as a call of it would be, by the name it would have had, and each
+    /// tool offered again by the name it is given. It is reported in [`Hub::dropped_tools`]
+    /// (`PERMISSION_DENIED`, the reason naming the rule or the default that denies it), counts
+    /// for no limit, takes no name from the tools offered and is given none; a call of the names
+    /// a model may call it by (the name it would have had, its `mcp__server__tool`) is refused
+    /// `PERMISSION_DENIED` ([`Denied`]), and never reaches another tool. A tool an `ask` or
+    /// `allow` decides is offered. Without a policy, or with one that denies nothing, every tool
+    /// is offered.
+    ///
     /// A name the hub gave one tool, for any provider, no later `tools` gives another, and a
     /// tool keeps the name it was given while it is listed (see [`GivenNames`]): a call from an
     /// earlier turn reaches its tool or is `UNKNOWN_TOOL_NAME`, whatever the servers listed since
@@ -602,49 +641,39 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         let mut named = ConvertOptions { naming: NamingOptions { given, ..opts.naming.clone() }, ..opts.clone() };
         let opts = &named;
         let listed = self.listed.borrow();
-        let tools: Vec<ListedTool> = listed.iter().flat_map(|l| l.tools.iter().enumerate().map(|(i, t)| (l.server.as_str(), i, t))).collect();
-        let (conv, tools, unconverted) = match convert_json_named(&json_array(&tools), provider, opts) {
-            Ok(conv) => (conv, tools, Vec::new()),
-            // Which tools fail is found once a conversion has failed: each is tried alone.
-            Err(e) => {
-                let (mut kept, mut unconverted) = (Vec::new(), Vec::new());
-                for (server, index, tool) in tools {
-                    match tool_error(tool, index, provider, opts) {
-                        None => kept.push((server, index, tool)),
-                        Some(why) => unconverted.push(unconverted_tool(server, index, tool, why.code, &why.to_string())),
-                    }
-                }
-                // More tools than `limits.maxTools`: servers are left out whole, those with the
-                // most tools first (the later one of two alike), until the others' fit (one
-                // server with many tools takes out no other).
-                let max = opts.schema.limits.max_tools;
-                if kept.len() > max {
-                    let counts: Vec<(&str, usize)> = listed.iter().map(|l| (l.server.as_str(), kept.iter().filter(|(s, _, _)| *s == l.server).count())).collect();
-                    // Stable: of two alike, the later one in the hub's order comes first once reversed.
-                    let mut counts = crate::model::sorted_by_key(counts, |(_, n)| *n);
-                    let (mut total, mut over) = (kept.len(), Vec::new());
-                    while total > max {
-                        let Some((server, n)) = counts.pop() else { break };
-                        total -= n;
-                        over.push((server, n));
-                    }
-                    let (left_out, still): (Vec<ListedTool>, Vec<ListedTool>) = kept.into_iter().partition(|(s, _, _)| over.iter().any(|(o, _)| o == s));
-                    kept = still;
-                    for (server, index, tool) in left_out {
-                        let n = over.iter().find(|(o, _)| *o == server).map_or(0, |(_, n)| *n);
-                        let why = format!("server \"{server}\" offers {n} tools: with the other servers' tools more than limits.maxTools ({max}), and the servers with the most tools are left out first");
-                        unconverted.push(unconverted_tool(server, index, tool, ErrorCode::LimitExceeded, &why));
-                    }
-                    // Each server's in its listing's order ([`Hub::dropped_tools`] goes server by server).
-                    // (Every entry has its index, a usize: one past it, as a key, keeps `None` first.)
-                    unconverted = crate::model::sorted_by_key(unconverted, |d| d["index"].as_u64().map_or(0, |i| (i as usize).saturating_add(1)));
-                }
-                if unconverted.is_empty() {
-                    return Err(e);
-                }
-                (convert_json_named(&json_array(&kept), provider, opts)?, kept, unconverted)
-            }
+        let all: Vec<ListedTool> = listed.iter().flat_map(|l| l.tools.iter().enumerate().map(|(i, t)| (l.server.as_str(), i, t))).collect();
+        // The tools the policy denies are not offered: each is judged by the name it would have
+        // had, then each tool offered by the name it has (which leaving some out may change).
+        let policy = self.policy.as_ref().filter(|p| p.may_deny());
+        let mut denied = match policy {
+            Some(p) => denied_tools(p, &all, &opts.naming, opts.naming.rule(provider.name_rule())),
+            None => Vec::new(),
         };
+        let (conv, tools, mut unconverted) = loop {
+            let offered: Vec<ListedTool> = all.iter().copied().filter(|(s, i, _)| !denied.iter().any(|d| d.server == *s && d.index == *i)).collect();
+            let (conv, tools, unconverted) = convert_listed(&listed, offered, provider, opts)?;
+            let Some(p) = policy else { break (conv, tools, unconverted) };
+            let late: Vec<Denied> = conv
+                .name_map
+                .entries()
+                .iter()
+                .zip(&tools)
+                .filter_map(|(e, (server, index, _))| p.denied_by(server, &e.tool, &e.name).map(|by| Denied::new(server, *index, &e.tool, vec![e.name.clone()], &by)))
+                .collect();
+            if late.is_empty() {
+                break (conv, tools, unconverted);
+            }
+            denied.extend(late);
+        };
+        if !denied.is_empty() {
+            for d in &denied {
+                if let Some((server, index, tool)) = all.iter().find(|(s, i, _)| *s == d.server && *i == d.index) {
+                    unconverted.push(unconverted_tool(server, *index, tool, ErrorCode::PermissionDenied, &d.reason()));
+                }
+            }
+            // Each server's in its listing's order ([`Hub::dropped_tools`] goes server by server).
+            unconverted = crate::model::sorted_by_key(unconverted, |d| d["index"].as_u64().map_or(0, |i| (i as usize).saturating_add(1)));
+        }
         let annotations = match self.policy {
             Some(_) => judged_annotations(&tools),
             None => Vec::new(),
@@ -655,7 +684,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         {
             let mut routes = self.routes.borrow_mut();
             routes.retain(|r| r.target != target);
-            routes.push(Routes { target, map: conv.name_map, annotations });
+            routes.push(Routes { target, map: conv.name_map, annotations, denied });
         }
         *self.unconverted.borrow_mut() = unconverted;
         Ok(conv.tools)
@@ -703,7 +732,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// server the last [`Hub::list_tools`] left out (deselected, or tools turned off) is
     /// `UNKNOWN_TOOL_NAME`: its tools are no longer offered; so is a call whose server a listing
     /// left out while it waited for its confirmation or its connection. A server whose listing failed is
-    /// still called through the map, which has the tools it had.
+    /// still called through the map, which has the tools it had. A name the map does not have
+    /// that names a tool the policy denies, which [`Hub::tools`] left out, is `PERMISSION_DENIED`
+    /// (`decision: "deny"`), saying so: no server is called.
     ///
     /// The name is looked up in the map of the last [`Hub::tools`], whatever its provider: see
     /// [`Hub::call_tool_for`] for an app that converts for several providers.
@@ -732,7 +763,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     format!("no tool is named \"{provider_name}\" for provider \"{}\": call tools(\"{}\") first", p.name, p.name),
                 ),
             })?;
-            let (e, annotations) = routes.resolve(provider_name).map_err(|e| no_longer_offered(&self.given.borrow(), &routes.map, provider_name, e))?;
+            let (e, annotations) = routes.resolve(provider_name).map_err(|e| routes.denied(provider_name).unwrap_or_else(|| no_longer_offered(&self.given.borrow(), &routes.map, provider_name, e)))?;
             (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations, routes.target.name)
         };
         // Every error from here on names the tool and its server.
@@ -1002,6 +1033,140 @@ fn listed_again(server: &str, tools: &[Value], offered: impl Fn(usize) -> bool) 
         }
     }
     out
+}
+
+/// Converts the listed tools `tools` of `listed`: the conversion, the tools converted, and those
+/// left out (each `{server, name, index, code, reason}`): a tool that cannot be converted takes
+/// out no other, and past `limits.maxTools` servers are left out whole (see [`Hub::tools`]).
+fn convert_listed<'a>(listed: &[Listed], tools: Vec<ListedTool<'a>>, provider: crate::providers::Provider, opts: &ConvertOptions) -> Result<(crate::convert::TextConversion, Vec<ListedTool<'a>>, Vec<Value>)> {
+    match convert_json_named(&json_array(&tools), provider, opts) {
+        Ok(conv) => Ok((conv, tools, Vec::new())),
+        // Which tools fail is found once a conversion has failed: each is tried alone.
+        Err(e) => {
+            let (mut kept, mut unconverted) = (Vec::new(), Vec::new());
+            for (server, index, tool) in tools {
+                match tool_error(tool, index, provider, opts) {
+                    None => kept.push((server, index, tool)),
+                    Some(why) => unconverted.push(unconverted_tool(server, index, tool, why.code, &why.to_string())),
+                }
+            }
+            // More tools than `limits.maxTools`: servers are left out whole, those with the
+            // most tools first (the later one of two alike), until the others' fit (one
+            // server with many tools takes out no other).
+            let max = opts.schema.limits.max_tools;
+            if kept.len() > max {
+                let counts: Vec<(&str, usize)> = listed.iter().map(|l| (l.server.as_str(), kept.iter().filter(|(s, _, _)| *s == l.server).count())).collect();
+                // Stable: of two alike, the later one in the hub's order comes first once reversed.
+                let mut counts = crate::model::sorted_by_key(counts, |(_, n)| *n);
+                let (mut total, mut over) = (kept.len(), Vec::new());
+                while total > max {
+                    let Some((server, n)) = counts.pop() else { break };
+                    total -= n;
+                    over.push((server, n));
+                }
+                let (left_out, still): (Vec<ListedTool>, Vec<ListedTool>) = kept.into_iter().partition(|(s, _, _)| over.iter().any(|(o, _)| o == s));
+                kept = still;
+                for (server, index, tool) in left_out {
+                    let n = over.iter().find(|(o, _)| *o == server).map_or(0, |(_, n)| *n);
+                    let why = format!("server \"{server}\" offers {n} tools: with the other servers' tools more than limits.maxTools ({max}), and the servers with the most tools are left out first");
+                    unconverted.push(unconverted_tool(server, index, tool, ErrorCode::LimitExceeded, &why));
+                }
+                // Each server's in its listing's order ([`Hub::dropped_tools`] goes server by server).
+                // (Every entry has its index, a usize: one past it, as a key, keeps `None` first.)
+                unconverted = crate::model::sorted_by_key(unconverted, |d| d["index"].as_u64().map_or(0, |i| (i as usize).saturating_add(1)));
+            }
+            if unconverted.is_empty() {
+                return Err(e);
+            }
+            Ok((convert_json_named(&json_array(&kept), provider, opts)?, kept, unconverted))
+        }
+    }
+}
+
+/// A tool [`Hub::tools`] leaves out because the policy denies it: every call of it would be
+/// refused. `names`: those a model may call it by (the name it would have had, its plain
+/// `prefixToolName` name, its `mcp__server__tool`), which [`Hub::call_tool`] refuses
+/// `PERMISSION_DENIED`.
+struct Denied {
+    server: String,
+    index: usize,
+    tool: String,
+    names: Vec<String>,
+    by: DeniedBy,
+}
+
+impl Denied {
+    fn new(server: &str, index: usize, tool: &str, names: Vec<String>, by: &DeniedBy) -> Self {
+        Self { server: server.owned(), index, tool: tool.owned(), names, by: by.clone() }
+    }
+
+    /// What denies it: `its deny rule "P" matches it`, or the default action.
+    fn why(&self) -> String {
+        match &self.by {
+            DeniedBy::Rule(pattern) => format!("its deny rule {} matches it", crate::text::quote(pattern)),
+            DeniedBy::DefaultAction => "no rule matches it, and its defaultAction is \"deny\"".owned(),
+        }
+    }
+
+    /// Its `droppedTools` reason.
+    fn reason(&self) -> String {
+        let (server, tool) = (&self.server, &self.tool);
+        let how = match &self.by {
+            DeniedBy::Rule(_) => "to offer it, take it out of that rule".owned(),
+            DeniedBy::DefaultAction => match crate::policy::exact_pattern(server, tool) {
+                Some(exact) => format!("to offer it, add an allow or ask rule for it ({}, or \"mcp__{server}\" for the whole server)", crate::text::quote(&exact)),
+                None => format!("to offer it, add an allow or ask rule for its server (\"mcp__{server}\")"),
+            },
+        };
+        format!(
+            "the permission policy denies server {}'s tool {} ({}): it is not offered, as every call of it would be refused PERMISSION_DENIED; {how}",
+            crate::text::quote(server),
+            crate::text::quote(tool),
+            self.why()
+        )
+    }
+
+    /// The error of a call of one of its names (`called`): refused, not sent.
+    fn refusal(&self, called: &str) -> Error {
+        let e = Error::new(
+            ErrorCode::PermissionDenied,
+            format!(
+                "{} is server {}'s tool {}, which the permission policy denies ({}): tools() did not offer it, and it was not called",
+                crate::text::quote(called),
+                crate::text::quote(&self.server),
+                crate::text::quote(&self.tool),
+                self.why()
+            ),
+        )
+        .with_detail("decision", "deny");
+        about_server(e.with_tool(&self.tool), &self.server)
+    }
+}
+
+/// The listed tools `policy` denies ([`Policy::denied_by`]), each judged by the name it would
+/// have had were every listed tool offered (naming `opts`, rule `rule`), as a call of it would be.
+fn denied_tools(policy: &Policy, all: &[ListedTool], opts: &NamingOptions, rule: crate::naming::NameRule) -> Vec<Denied> {
+    // A tool without a string name has no name to judge (nor is it converted).
+    let named: Vec<(&str, usize, &str)> = all.iter().filter_map(|(s, i, t)| t.get("name").and_then(Value::as_str).map(|n| (*s, *i, n))).collect();
+    let pairs: Vec<(Option<&str>, &str)> = named.iter().map(|(s, _, t)| (Some(*s), *t)).collect();
+    let (map, _) = NameMap::build(&pairs, opts, rule);
+    let given = opts.given.as_deref();
+    named
+        .iter()
+        .zip(map.entries())
+        .filter_map(|((server, index, tool), e)| {
+            let by = policy.denied_by(server, tool, &e.name)?;
+            let mut names = vec![e.name.clone()];
+            // The names a model may guess, where the hub gave no other tool the name.
+            for guess in [crate::naming::prefix_tool_name(Some(server), tool, opts, rule), format!("mcp__{server}__{tool}")] {
+                let others = given.and_then(|g| g.owner(&guess)).is_some_and(|o| o != (Some(*server), *tool));
+                if !others && !names.contains(&guess) {
+                    names.push(guess);
+                }
+            }
+            Some(Denied::new(server, *index, tool, names, &by))
+        })
+        .collect()
 }
 
 /// A listed tool: its server, its index in that server's listing, the tool.
@@ -2128,5 +2293,156 @@ mod tests {
             d["reason"],
             "server \"raw\" lists tool \"same\" again (first at index 0): each entry is offered under a name of its own, and every one calls its one tool \"same\""
         );
+    }
+
+    /// A server that lists `tools` and answers every call with the tool's name, and the methods
+    /// sent to it (`tools/call NAME` for a call).
+    fn recording(tools: Value) -> (Reply, Rc<RefCell<Vec<String>>>) {
+        let sent = Rc::new(RefCell::new(Vec::<String>::new()));
+        let log = sent.clone();
+        let server = Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            let method = b["method"].as_str().map_or_else(|| format!("{:?}", req.method), str::to_owned);
+            match method.as_str() {
+                "tools/call" => {
+                    let name = b["params"]["name"].as_str().unwrap_or_default().to_owned();
+                    log.borrow_mut().push(format!("tools/call {name}"));
+                    json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "result": {"content": [{"type": "text", "text": name}]}}))
+                }
+                "tools/list" => {
+                    log.borrow_mut().push(method);
+                    json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "result": {"tools": tools}}))
+                }
+                _ => accepted(),
+            }
+        }));
+        (server, sent)
+    }
+
+    /// The provider names of the last map, and the `droppedTools` entries as `server/name/index/code`.
+    fn offered_and_dropped(hub: &TestHub) -> (Vec<String>, Vec<String>) {
+        let names = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect();
+        let dropped = hub.dropped_tools().iter().map(|d| format!("{}/{}/{}/{}", d["server"], d["name"], d["index"], d["code"]).replace('"', "")).collect();
+        (names, dropped)
+    }
+
+    /// A tool a deny rule matches is not offered (every call of it would be refused): it is in
+    /// `dropped_tools` with `PERMISSION_DENIED` and the rule, and a call of its name, the one a
+    /// model may guess, is refused `PERMISSION_DENIED` and never sent, whatever namespace a model
+    /// puts before it. It was once offered, its description and schema in the model's context.
+    #[test]
+    fn a_tool_a_deny_rule_matches_is_not_offered_and_its_name_is_refused() {
+        let (server, sent) = recording(json!([{"name": "read"}, {"name": "delete_all"}, {"name": "write"}]));
+        let hub = hub(vec![("fs", vec![server])], Some(json!({"deny": ["mcp__fs__delete*"], "defaultAction": "allow"})), None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let out = hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        assert!(!out.contains("delete_all"), "{out}");
+        assert_eq!(offered_and_dropped(&hub), (vec!["mcp__fs__read".to_owned(), "mcp__fs__write".to_owned()], vec!["fs/delete_all/1/PERMISSION_DENIED".to_owned()]));
+        assert_eq!(
+            hub.dropped_tools()[0]["reason"],
+            "the permission policy denies server \"fs\"'s tool \"delete_all\" (its deny rule \"mcp__fs__delete*\" matches it): it is not offered, as every call of it would be refused PERMISSION_DENIED; to offer it, take it out of that rule"
+        );
+        for name in ["mcp__fs__delete_all", "functions.mcp__fs__delete_all"] {
+            let e = call(&hub, name).unwrap_err();
+            assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::PermissionDenied, Some("delete_all")), "{e}");
+            let details = e.details.as_ref().unwrap();
+            assert_eq!((&details["decision"], &details["server"]), (&json!("deny"), &json!("fs")));
+            assert_eq!(
+                e.message,
+                format!("\"{name}\" is server \"fs\"'s tool \"delete_all\", which the permission policy denies (its deny rule \"mcp__fs__delete*\" matches it): tools() did not offer it, and it was not called")
+            );
+        }
+        // An unknown name is still the map's error, and the offered tools are called.
+        assert_eq!(call(&hub, "mcp__fs__delete_some").unwrap_err().code, ErrorCode::UnknownToolName);
+        assert_eq!(call(&hub, "mcp__fs__write").unwrap().text, "write");
+        assert_eq!(*sent.borrow(), ["tools/list", "tools/call write"], "the denied tool is never called");
+        // The name map's names stay their tools' in the next conversion, and for another provider.
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(offered_and_dropped(&hub).0, ["mcp__fs__read", "mcp__fs__write"]);
+        assert_eq!(block_on(hub.call_tool_for(Some(Provider::Anthropic.into()), "mcp__fs__delete_all", json!({}), CallOptions::default())).unwrap_err().code, ErrorCode::PermissionDenied);
+        assert!(hub.given.borrow().owner("mcp__fs__delete_all").is_none(), "a name never given is not kept as given");
+    }
+
+    /// With `defaultAction: "deny"`, only the tools an allow or ask rule matches are offered;
+    /// one an ask rule matches is offered and asks. Each left out says how it would be offered.
+    #[test]
+    fn with_default_deny_only_the_tools_a_rule_allows_or_asks_for_are_offered() {
+        let (server, sent) = recording(json!([{"name": "read"}, {"name": "write"}, {"name": "rm"}]));
+        let hub = hub(vec![("fs", vec![server])], Some(json!({"allow": ["mcp__fs__read"], "ask": ["*write*"], "defaultAction": "deny"})), None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(offered_and_dropped(&hub), (vec!["mcp__fs__read".to_owned(), "mcp__fs__write".to_owned()], vec!["fs/rm/2/PERMISSION_DENIED".to_owned()]));
+        assert_eq!(
+            hub.dropped_tools()[0]["reason"],
+            "the permission policy denies server \"fs\"'s tool \"rm\" (no rule matches it, and its defaultAction is \"deny\"): it is not offered, as every call of it would be refused PERMISSION_DENIED; to offer it, add an allow or ask rule for it (\"mcp__fs__rm\", or \"mcp__fs\" for the whole server)"
+        );
+        let e = call(&hub, "mcp__fs__rm").unwrap_err();
+        assert_eq!(e.code, ErrorCode::PermissionDenied, "{e}");
+        assert!(e.message.contains("no rule matches it, and its defaultAction is \"deny\"): tools() did not offer it"), "{e}");
+        let asked = call(&hub, "mcp__fs__write").unwrap_err();
+        assert_eq!((asked.code, asked.details.unwrap()["decision"].clone()), (ErrorCode::PermissionDenied, json!("ask")));
+        assert_eq!(call(&hub, "mcp__fs__read").unwrap().text, "read");
+        assert_eq!(*sent.borrow(), ["tools/list", "tools/call read"]);
+    }
+
+    /// `limits.maxTools` counts the tools offered: tools the policy denies take no server out.
+    #[test]
+    fn denied_tools_count_for_no_limit() {
+        let hub = hub(
+            vec![("a", vec![listing(json!([{"name": "x"}, {"name": "y"}]))]), ("b", vec![listing(json!([{"name": "read"}, {"name": "list"}]))])],
+            Some(json!({"deny": ["mcp__a"], "defaultAction": "allow"})),
+            None,
+        );
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let mut opts = ConvertOptions::default();
+        opts.schema.limits.max_tools = 2;
+        hub.tools(Provider::Anthropic, &opts).unwrap();
+        assert_eq!(
+            offered_and_dropped(&hub),
+            (vec!["mcp__b__read".to_owned(), "mcp__b__list".to_owned()], vec!["a/x/0/PERMISSION_DENIED".to_owned(), "a/y/1/PERMISSION_DENIED".to_owned()])
+        );
+    }
+
+    /// A tool left out takes no name from the tools offered, and gives none: with `naming:
+    /// "bare"`, server b's `rm` is `rm` while a's is denied, and keeps it; a call of `rm` is b's,
+    /// the one the model was given. A tool offered is judged by the name it is given: one whose
+    /// name, hashed while a denied tool's clashed with it, becomes one a deny rule names once
+    /// that tool is left out, is left out too.
+    #[test]
+    fn tools_left_out_for_the_policy_keep_the_names_of_the_others() {
+        let (b, sent) = recording(json!([{"name": "rm"}, {"name": "ls"}]));
+        let hub = hub(vec![("a", vec![listing(json!([{"name": "rm"}]))]), ("b", vec![b])], Some(json!({"deny": ["mcp__a"], "defaultAction": "allow"})), None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let bare = ConvertOptions { naming: NamingOptions { format: Some(crate::naming::NameFormat::Bare), ..Default::default() }, ..Default::default() };
+        for _ in 0..2 {
+            hub.tools(Provider::OpenAi, &bare).unwrap();
+            assert_eq!(offered_and_dropped(&hub), (vec!["rm".to_owned(), "ls".to_owned()], vec!["a/rm/0/PERMISSION_DENIED".to_owned()]));
+        }
+        assert_eq!(call(&hub, "rm").unwrap().text, "rm");
+        assert_eq!(call(&hub, "mcp__a__rm").unwrap_err().code, ErrorCode::PermissionDenied);
+        assert_eq!(*sent.borrow(), ["tools/list", "tools/call rm"]);
+        // A server that lists `rm` twice: with prefix "x", the first entry is "x__s__rm" and the
+        // second hashed while both are judged. A deny of "x__s__rm" (a name only the provider
+        // sees) leaves the first out, and the second is then named "x__s__rm": it is left out
+        // too, not offered to be refused.
+        let naming = NamingOptions { prefix: "x".into(), ..Default::default() };
+        let hub = self::tests::hub(vec![("s", vec![listing(json!([{"name": "rm"}, {"name": "rm"}, {"name": "ls"}]))])], Some(json!({"deny": ["x__s__rm"], "defaultAction": "allow"})), None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions { naming, ..Default::default() }).unwrap();
+        assert_eq!(offered_and_dropped(&hub), (vec!["x__s__ls".to_owned()], vec!["s/rm/0/PERMISSION_DENIED".to_owned(), "s/rm/1/PERMISSION_DENIED".to_owned()]));
+        let e = call(&hub, "x__s__rm").unwrap_err();
+        assert_eq!(e.code, ErrorCode::PermissionDenied, "{e}");
+        assert!(e.message.contains("its deny rule \"x__s__rm\" matches it"), "{e}");
+    }
+
+    /// A hub whose policy denies nothing, or that has none, offers every tool, as before.
+    #[test]
+    fn a_policy_that_denies_nothing_leaves_nothing_out() {
+        for policy in [None, Some(json!({"ask": ["*"]})), Some(json!({"deny": ["mcp__other"], "defaultAction": "allow"}))] {
+            let hub = hub(vec![("fs", vec![listing(json!([{"name": "read"}, {"name": "rm"}]))])], policy.clone(), None);
+            block_on(hub.list_tools(&Selection::Auto, None));
+            hub.tools(Provider::Gemini, &ConvertOptions::default()).unwrap();
+            assert_eq!(offered_and_dropped(&hub), (vec!["mcp__fs__read".to_owned(), "mcp__fs__rm".to_owned()], vec![]), "{policy:?}");
+        }
     }
 }

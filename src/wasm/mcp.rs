@@ -1354,7 +1354,7 @@ impl JsMcpHub {
     /// since its last listing, or the listing's `ttlMs` passed), and each selected server whose
     /// listing failed, within 10 s, waiting 5 s to a minute after a failure (`Hub::refresh`);
     /// `NOT_CONNECTED` when `closeAll()` came while it listed. A tool that cannot be converted is
-    /// left out, in `droppedTools`.
+    /// left out, in `droppedTools`; so is one the permission policy denies (`PERMISSION_DENIED`).
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {
@@ -1378,8 +1378,8 @@ impl JsMcpHub {
     }
 
     /// The tools left out (`Hub::dropped_tools`): those a server's listing left out (`{server,
-    /// name, reason}`, and `index`), and those the last `tools()` could not convert (`{server,
-    /// name, index, code, reason}`).
+    /// name, reason}`, and `index`), and those the last `tools()` could not convert or left out
+    /// for the permission policy (`{server, name, index, code, reason}`).
     #[wasm_bindgen(getter, js_name = droppedTools)]
     pub fn dropped_tools(&self) -> JsValue {
         to_js(&Value::Array(self.inner.dropped_tools())).unwrap_or(JsValue::UNDEFINED)

@@ -33,7 +33,9 @@ test("PermissionPolicy: server__* is that server's in check() and in McpHub; ano
   for (const naming of ["server", "mcp"]) {
     const names = (await hub.tools("openai", { naming })).map((t) => t.function.name);
     const [mine, theirs] = naming === "server" ? ["github__list_issues", "evil__github__delete_repo"] : ["mcp__github__list_issues", "mcp__evil__github__delete_repo"];
-    assert.deepEqual(names, [mine, theirs]);
+    // evil's tool, which the policy denies, is not offered: every call of it would be refused.
+    assert.deepEqual(names, [mine]);
+    assert.deepEqual(hub.droppedTools.map((d) => [d.server, d.name, d.code]), [["evil", "github__delete_repo", "PERMISSION_DENIED"]]);
     assert.equal(policy.check(mine), "allow");
     assert.equal(policy.check(theirs), "deny");
     assert.equal((await hub.callTool(mine, {})).text, "ran list_issues", naming);

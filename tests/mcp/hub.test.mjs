@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { freePort, freshTag, loadPkg, rejectsWith, repo, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { COLLIDE_TOOLS, NORMAL_TOOLS, SHIFTING_TOOLS, UNCONVERTIBLE_TOOLS } from "../servers/misbehaving.mjs";
 
-const { McpHub, NameMap } = await loadPkg();
+const { McpHub, NameMap, prefixToolName } = await loadPkg();
 
 let srv;
 before(async () => {
@@ -40,6 +40,21 @@ function providerName(hub, server, tool) {
   });
   assert.ok(name, `no provider name for ${server}/${tool}`);
   return name;
+}
+
+/**
+ * A tool the hub's policy denies, after `tools(provider, naming)`: not offered (not in the name map), in
+ * `droppedTools` with `PERMISSION_DENIED`, and a call of the name a model may guess for it (prefixToolName's,
+ * under the same naming) is refused `PERMISSION_DENIED`, `decision: "deny"`. Returns that error.
+ */
+async function assertDenied(hub, server, tool, provider, naming, how) {
+  const map = NameMap.fromJSON(hub.nameMap);
+  assert.ok(!map.names().some((n) => map.resolve(n).server === server && map.resolve(n).tool === tool), `${how}: ${server}/${tool} is offered`);
+  assert.ok(hub.droppedTools.some((d) => d.server === server && d.name === tool && d.code === "PERMISSION_DENIED"), `${how}: ${server}/${tool} not in droppedTools`);
+  const name = prefixToolName(server, tool, { provider, ...naming });
+  const err = await rejectsWith(hub.callTool(name, { message: "x" }), "PERMISSION_DENIED");
+  assert.equal(err.decision, "deny", `${how} ${name}`);
+  return err;
 }
 
 const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -591,7 +606,7 @@ describe("McpHub", () => {
     });
     await hub.listTools();
     await hub.tools("openai");
-    await rejectsWith(hub.callTool(providerName(hub, "alpha", "fail"), {}), "PERMISSION_DENIED");
+    await assertDenied(hub, "alpha", "fail", "openai", {}, "deny *fail*");
     const add = providerName(hub, "alpha", "add");
     await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
     // Only `true` confirms: not a truthy "yes" or 1 (the error says what was returned), nor a confirm
@@ -627,6 +642,45 @@ describe("McpHub", () => {
     assert.deepEqual(asked.at(-1), [add, { a: 1, b: 1 }]);
     assert.equal((await hub.callTool(providerName(hub, "alpha", "echo"), { message: "ok" })).text, "ok");
     assert.deepEqual((await e.stats("alpha")).calls.map((c) => c.name), ["add", "echo"]);
+    await hub.closeAll();
+  });
+
+  test("policy: tools() leaves out the tools the policy denies, says why in droppedTools, and refuses their names unsent", async () => {
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const n = NORMAL_TOOLS.length;
+    const hub = new McpHub(e.servers, { policy: { deny: ["mcp__alpha__fail"], allow: ["mcp__alpha"], ask: ["mcp__beta__add"], defaultAction: "deny" } });
+    await hub.listTools();
+    // Every tool beta has but add (asked for: offered) is denied by default; alpha's fail by a rule.
+    const tools = await hub.tools("anthropic", { limits: { maxTools: n } });
+    const offered = NORMAL_TOOLS.map((t) => t.name).filter((t) => t !== "fail").map((t) => `mcp__alpha__${t}`).concat("mcp__beta__add");
+    assert.deepEqual(tools.map((t) => t.name), offered, "denied tools count for no limit: maxTools is the offered tools' count");
+    assert.deepEqual(NameMap.fromJSON(hub.nameMap).names(), offered);
+    const dropped = hub.droppedTools;
+    assert.ok(dropped.every((d) => d.code === "PERMISSION_DENIED"), JSON.stringify(dropped));
+    const index = (t) => NORMAL_TOOLS.findIndex((x) => x.name === t);
+    assert.deepEqual(
+      dropped.map((d) => [d.server, d.name, d.index]),
+      [["alpha", "fail", index("fail")], ...NORMAL_TOOLS.filter((t) => t.name !== "add").map((t) => ["beta", t.name, index(t.name)])],
+    );
+    assert.equal(
+      dropped[0].reason,
+      'the permission policy denies server "alpha"\'s tool "fail" (its deny rule "mcp__alpha__fail" matches it): it is not offered, as every call of it would be refused PERMISSION_DENIED; to offer it, take it out of that rule',
+    );
+    assert.match(dropped[1].reason, /\(no rule matches it, and its defaultAction is "deny"\).*add an allow or ask rule for it \("mcp__beta__echo", or "mcp__beta" for the whole server\)/);
+    assert.deepEqual((await hub.listTools()).dropped, dropped);
+    await hub.tools("anthropic");
+    // A model that guesses a denied tool's name is refused, saying why; nothing is sent.
+    for (const name of ["mcp__alpha__fail", "functions.mcp__beta__echo"]) {
+      const err = await rejectsWith(hub.callTool(name, { message: "x" }), "PERMISSION_DENIED");
+      assert.equal(err.decision, "deny");
+      assert.match(err.message, /which the permission policy denies \(.*\): tools\(\) did not offer it, and it was not called/);
+      assert.deepEqual([err.server, err.tool], name.includes("alpha") ? ["alpha", "fail"] : ["beta", "echo"]);
+    }
+    // An asked-for tool is offered and asks (no confirm: refused, decision ask); an allowed one is called.
+    assert.equal((await rejectsWith(hub.callTool("mcp__beta__add", { a: 1, b: 2 }), "PERMISSION_DENIED")).decision, "ask");
+    assert.equal((await hub.callTool("mcp__alpha__echo", { message: "ok" })).text, "ok");
+    assert.deepEqual((await e.stats("alpha")).calls.map((c) => c.name), ["echo"]);
+    assert.deepEqual((await e.stats("beta")).calls, []);
     await hub.closeAll();
   });
 
@@ -717,10 +771,7 @@ describe("McpHub", () => {
       assert.equal(notA.decision, "ask", how);
       // The message says how it would be allowed.
       assert.match(notA.message, /no confirm callback to ask \(give McpHub options\.confirm\).*add an allow rule \("mcp__a_b__echo", or "mcp__a_b" for the whole server\) or set defaultAction: "allow"/, how);
-      for (const server of ["my.server", long]) {
-        const denied = await rejectsWith(hub.callTool(providerName(hub, server, "echo"), { message: "x" }), "PERMISSION_DENIED");
-        assert.equal(denied.decision, "deny", `${how} ${server}`);
-      }
+      for (const server of ["my.server", long]) await assertDenied(hub, server, "echo", "openai", naming, `${how} ${server}`);
     }
     assert.equal((await e.stats("a")).calls.length, 4);
     for (const server of ["a_b", "my.server", long]) assert.equal((await e.stats(server)).calls.length, 0, server);
@@ -735,10 +786,7 @@ describe("McpHub", () => {
     for (const [provider, naming] of [["openai", {}], ["openai", { portableNames: true }], ["gemini", {}], ["openai", { naming: "server" }]]) {
       await hub.tools(provider, naming);
       const how = `${provider} ${JSON.stringify(naming)}`;
-      for (const server of ["docs", "a"]) {
-        const denied = await rejectsWith(hub.callTool(providerName(hub, server, "echo"), { message: "x" }), "PERMISSION_DENIED");
-        assert.equal(denied.decision, "deny", `${how} ${server}`);
-      }
+      for (const server of ["docs", "a"]) await assertDenied(hub, server, "echo", provider, naming, `${how} ${server}`);
       for (const server of ["docs - internal", "a.-b"]) assert.equal((await hub.callTool(providerName(hub, server, "echo"), { message: "ok" })).text, "ok", `${how} ${server}`);
     }
     for (const server of ["docs", "a"]) assert.equal((await e.stats(server)).calls.length, 0, server);
@@ -756,8 +804,7 @@ describe("McpHub", () => {
       await hub.tools("openai", naming);
       const how = JSON.stringify(naming);
       assert.equal((await hub.callTool(providerName(hub, "b", "echo"), { message: "ok" })).text, "ok", how);
-      const denied = await rejectsWith(hub.callTool(providerName(hub, "evil", "b__c"), {}), "PERMISSION_DENIED");
-      assert.equal(denied.decision, "deny", how);
+      await assertDenied(hub, "evil", "b__c", "openai", naming, how);
     }
     assert.equal((await e.stats("b")).calls.length, 3);
     assert.equal((await e.stats("evil")).calls.length, 0);
@@ -778,8 +825,8 @@ describe("McpHub", () => {
       for (const naming of [{}, { naming: "server" }, { naming: "bare" }]) {
         await hub.tools("openai", naming);
         const how = `${JSON.stringify(policy)} ${JSON.stringify(naming)}`;
-        const err = await rejectsWith(hub.callTool(providerName(hub, "gw", "mcp__other__echo"), {}), code);
-        assert.equal(err.decision, decision, how);
+        if (decision === "deny") await assertDenied(hub, "gw", "mcp__other__echo", "openai", naming, how);
+        else assert.equal((await rejectsWith(hub.callTool(providerName(hub, "gw", "mcp__other__echo"), {}), code)).decision, decision, how);
         assert.equal((await hub.callTool(providerName(hub, "gw", "b__c"), {})).text, `called b__c on ${e.key("gw")}`, how);
       }
       assert.equal(asked, decision === "ask" ? 3 : 0);
@@ -797,10 +844,7 @@ describe("McpHub", () => {
       await hub.tools("openai", naming);
       const how = JSON.stringify(naming);
       for (const server of ["alpha", "beta"]) {
-        for (const tool of ["fail", "echo"]) {
-          const denied = await rejectsWith(hub.callTool(providerName(hub, server, tool), { message: "x" }), "PERMISSION_DENIED");
-          assert.equal(denied.decision, "deny", `${how} ${server} ${tool}`);
-        }
+        for (const tool of ["fail", "echo"]) await assertDenied(hub, server, tool, "openai", naming, `${how} ${server} ${tool}`);
         assert.deepEqual((await hub.callTool(providerName(hub, server, "add"), { a: 1, b: 1 })).result.structuredContent, { sum: 2 }, how);
       }
     }
