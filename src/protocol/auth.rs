@@ -1326,7 +1326,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 }
                 200..=299 => return Ok(doc.filter(Value::is_object).map_or(Fetched::Missing, Fetched::Found)),
                 s @ (408 | 429 | 500..=599) => {
-                    let e = failure("discovery", format!("{url} answered HTTP {s}: the metadata could not be read now (nothing is guessed in its place, and the credentials held are kept)"));
+                    let e = failure("discovery", format!("{} answered HTTP {s}: the metadata could not be read now (nothing is guessed in its place, and the credentials held are kept)", shown(&url)));
                     return Ok(Fetched::Failing(e.with_detail("status", s).with_detail("url", url)));
                 }
                 _ => return Ok(Fetched::Missing),
@@ -1340,20 +1340,20 @@ impl<T: Transport + 'static> OAuth<T> {
         let url = req.url.clone();
         let resp = self.transport.send(req).await.map_err(|e| match e {
             TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("OAuth {step}: aborted")),
-            TransportError::Network(why) => failure(step, format!("{url} could not be reached ({why}); in a browser, the authorization server must allow this page's origin (CORS), and the page's or worker's Content Security Policy its URL (connect-src)")).with_detail("url", url.clone()),
+            TransportError::Network(why) => failure(step, format!("{} could not be reached ({why}); in a browser, the authorization server must allow this page's origin (CORS), and the page's or worker's Content Security Policy its URL (connect-src)", shown(&url))).with_detail("url", url.clone()),
             TransportError::Refused(e) => *e,
         })?;
         let status = resp.status;
         let location = resp.header("location").map(str::to_owned);
         let mut body = resp.body;
         // Counted against the budget as every body read is, in the URL's server's share.
-        let too_much = |why: Refusal| Error::new(ErrorCode::LimitExceeded, format!("OAuth {step}: the answer of {url}: {why}")).with_detail("oauthStep", step);
+        let too_much = |why: Refusal| Error::new(ErrorCode::LimitExceeded, format!("OAuth {step}: the answer of {}: {why}", shown(&url))).with_detail("oauthStep", step);
         let mut read = Collected::of(server_of(&url));
         loop {
             match body.next_chunk().await {
                 // Read whole or not at all: a document cut short could parse as another one.
                 Some(Ok(c)) if read.len() + c.len() > MAX_BODY => {
-                    return Err(Error::new(ErrorCode::LimitExceeded, format!("OAuth {step}: the answer of {url} is larger than {MAX_BODY} bytes, the most read of a metadata document or an authorization server's answer"))
+                    return Err(Error::new(ErrorCode::LimitExceeded, format!("OAuth {step}: the answer of {} is larger than {MAX_BODY} bytes, the most read of a metadata document or an authorization server's answer", shown(&url)))
                         .with_detail("oauthStep", step)
                         .with_detail("url", url));
                 }
@@ -1365,7 +1365,7 @@ impl<T: Transport + 'static> OAuth<T> {
                         TransportError::Network(why) => why,
                         TransportError::Refused(e) => e.message,
                     };
-                    return Err(failure(step, format!("the answer of {url} broke off ({why})")).with_detail("url", url));
+                    return Err(failure(step, format!("the answer of {} broke off ({why})", shown(&url))).with_detail("url", url));
                 }
                 None => break,
             }

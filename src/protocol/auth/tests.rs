@@ -2908,3 +2908,33 @@ fn saved_with_neither_server_nor_issuer_is_not_used() {
     assert!(o.tokens.borrow().is_none());
     assert_eq!(o.registration.borrow().as_ref().map(|r| r.id.as_str()), Some("given"));
 }
+
+/// The URL of a metadata GET is the server's (the issuer its resource metadata names, the
+/// metadata a challenge names, a redirect's target): a message that names it, when it answers
+/// 5xx or cannot be reached, has it escaped and cut; the `url` detail keeps it as it was.
+#[test]
+fn a_metadata_url_the_server_gave_is_escaped_and_cut_in_messages() {
+    let issuer = format!("https://auth.example/\u{202e}{}", "x".repeat(500_000));
+    let path = &issuer["https://auth.example/".len()..];
+    let at = |url: String| -> &'static str { Box::leak(url.into_boxed_str()) };
+    let meta = at(format!("https://auth.example/.well-known/oauth-authorization-server/{path}"));
+    let everywhere = vec![meta, at(format!("https://auth.example/.well-known/openid-configuration/{path}")), at(format!("{issuer}/.well-known/openid-configuration"))];
+    let prm = json!({"resource": MCP, "authorization_servers": [issuer]});
+    for down in [false, true] {
+        let mut config = Config { prm: prm.clone(), ..Config::default() };
+        if down {
+            // Not reached at any of its well-known URLs (one that answered would be taken for a
+            // server without metadata).
+            config.unreachable = everywhere.clone();
+        } else {
+            config.failing = vec![(meta, 503)];
+        }
+        let world = World::new(config);
+        let (o, _, _) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        let said = if down { "could not be reached" } else { "answered HTTP 503" };
+        assert!(e.message.contains(said) && e.message.contains("\\u202exxx") && e.message.contains("characters in all)"), "{}", &e.message[..e.message.len().min(400)]);
+        assert!(!e.message.contains('\u{202e}') && e.message.len() < 1000, "{} bytes: {}", e.message.len(), &e.message[..e.message.len().min(400)]);
+        assert_eq!(e.details.as_ref().unwrap()["url"], meta);
+    }
+}
