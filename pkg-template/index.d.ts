@@ -904,6 +904,13 @@ export class ToolwireError extends Error {
    */
   readonly server?: string;
   /**
+   * The error `console.error` is given for a session renewed after it expired that could not be subscribed again to
+   * resources the app subscribed to (see {@link McpClient}): each of them, with why (`JSONRPC_ERROR` the server's
+   * refusal, `TIMEOUT`, `CAPABILITY_NOT_NEGOTIATED` when the server no longer declares `resources.subscribe`,
+   * `LIMIT_EXCEEDED` past the 256 made again). The error's `code` is the first one's.
+   */
+  readonly lost?: { uri: string; code: ToolwireErrorCode; message: string }[];
+  /**
    * `PROVIDER_ERROR`: the provider's error as it sent it, e.g. `{type: "overloaded_error", message: "Overloaded"}`
    * (Anthropic), `{code: 503, message, status: "UNAVAILABLE"}` (Gemini), `{message}` (a Bedrock exception), the
    * text of Ollama's `error`; `null` for a Responses `response.failed` without one.
@@ -2902,11 +2909,18 @@ export interface McpCallOptions {
  * "the session expired and could not be renewed"), and the next request renews the session again (until `close()`).
  * A renewed session is the old one's for what the client asks of it: `logLevel` is asked for again, and so is each
  * resource the app subscribed to with `request("resources/subscribe")` (the server accepted it) and did not
- * unsubscribe from (`resources/subscribe` sent again after the handshake, for at most 256 of them, best effort
- * as `logLevel`: a server that refuses one works all the same); the listening stream, moved there, hears each of
- * them as updated (`notifications/resources/updated`: what changed meanwhile is not known), and the tool,
- * resource and prompt lists as changed (see `listen()`). `connect()` and `close()` forget the subscriptions: a
- * session the app asks for is subscribed to nothing. A 2026-07-28 server has no session to renew.
+ * unsubscribe from (`resources/subscribe` sent again after the handshake, for at most 256 of them, all at once with
+ * `logLevel`, each within the timeout of the handshake, which every request waits for). One the server refuses (a
+ * resource gone since it restarted, -32002) or does not answer in time, every one when the server no longer
+ * declares `resources.subscribe` (none is sent then), and those past 256, are forgotten (a later renewal does not
+ * ask again; `request("resources/subscribe")` does), and `console.error` says so, once for the renewal:
+ * `"toolwire: McpClient:"` (a hub's: `McpHub's server "name":`, `server` set) and a `ToolwireError` whose
+ * `lost` names each with why. The listening stream, moved there, hears each subscription that stands as
+ * updated (`notifications/resources/updated`: what changed meanwhile is not known), and the tool, resource and
+ * prompt lists as changed (see `listen()`). `connect()` and `close()` forget the subscriptions: a session the
+ * app asks for is subscribed to nothing (a `connect()` during a renewal too: the renewal asks for none after it,
+ * and one that had asked already is followed by a handshake of `connect()`'s own). A 2026-07-28 server has no
+ * session to renew.
  * A stream belongs to the session it was opened on: once that session is
  * renewed (another request met its end) or ended by `connect()`, a call still reading a stream of it rejects at once
  * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run; a request that changes

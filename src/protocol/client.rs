@@ -322,6 +322,10 @@ pub type ConnectedHandler = Box<dyn Fn()>;
 /// Receives server notifications that are not progress for a call: `method`, `params`.
 pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
 
+/// Told of what went wrong outside any call the app made, which no call of the app's can fail
+/// with: the subscriptions a renewed session lost ([`Client::set_problem_handler`]).
+pub type ProblemHandler = Box<dyn Fn(&Error)>;
+
 /// Answers a server request other than `ping` (`elicitation/create`, `sampling/createMessage`,
 /// `roots/list`...): `method`, `params`, and its [`RequestContext`] (its id, the client request it
 /// came for); the result, or the JSON-RPC error to answer with. Its future is dropped, and
@@ -531,6 +535,14 @@ pub struct Client<T: Transport, C: Clock> {
     /// that the server accepted, less those unsubscribed since, in order: subscribed again on the
     /// session a renewal brings (a new session has none). `connect()` and `close()` forget them.
     subscribed: RefCell<Vec<String>>,
+    /// How many times `connect()` and `close()` forgot `subscribed`: a renewal that sent them
+    /// again meanwhile does not put back or report what was forgotten.
+    subscriptions_forgotten: Cell<u64>,
+    /// The last handshake subscribed its session again to what `connect()` or `close()` forgot
+    /// meanwhile: a `connect()` that joined it opens a session of its own.
+    resubscribed_forgotten: Cell<bool>,
+    /// Told of the subscriptions a renewed session lost ([`Client::set_problem_handler`]).
+    on_problem: RefCell<Option<ProblemHandler>>,
     /// Headers the [`AuthHandler`] gave, over those of the options with the same names.
     auth_headers: RefCell<Vec<(String, String)>>,
     /// How many times [`Client::set_auth_headers`] changed them (a value, not a call).
@@ -931,7 +943,8 @@ pub const MAX_SERVER_REQUESTS: usize = 16;
 pub const MAX_REFUSALS: usize = 256;
 
 /// At most this many `resources/subscribe` are sent again after a session renewal (the first
-/// subscribed; see `subscribed` in [`Client`]).
+/// subscribed; see `subscribed` in [`Client`]); those past them are lost, as refused ones are
+/// ([`Client::set_problem_handler`]).
 pub const MAX_RESUBSCRIBED: usize = 256;
 
 /// The JSON-RPC error code of a server request refused past [`MAX_SERVER_REQUESTS`]: of the range
@@ -1041,6 +1054,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_unauthorized: RefCell::new(None),
             on_connected: RefCell::new(None),
             subscribed: RefCell::new(Vec::new()),
+            subscriptions_forgotten: Cell::new(0),
+            resubscribed_forgotten: Cell::new(false),
+            on_problem: RefCell::new(None),
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
             refused_auth: Cell::new(None),
@@ -1094,6 +1110,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Sets the handler for server notifications.
     pub fn set_notification_handler(&self, handler: Option<NotificationHandler>) {
         *self.on_notification.borrow_mut() = handler;
+    }
+
+    /// Sets the handler told of what went wrong outside any call the app made: a session renewed
+    /// after it expired that could not be subscribed again to some of the resources the app
+    /// subscribed to (the server refused or did not answer `resources/subscribe`, or no longer
+    /// declares `resources.subscribe`), one error for the renewal naming them (`lost`: their
+    /// `uri`, `code` and `message`). They are forgotten: no `notifications/resources/updated`
+    /// will come for them, and a later renewal does not ask again. The JS host says it on
+    /// `console.error`.
+    pub fn set_problem_handler(&self, handler: Option<ProblemHandler>) {
+        *self.on_problem.borrow_mut() = handler;
+    }
+
+    /// `connect()` and `close()`: the session the app asks for next is subscribed to nothing.
+    fn forget_subscriptions(&self) {
+        self.subscribed.borrow_mut().clear();
+        self.subscriptions_forgotten.set(self.subscriptions_forgotten.get() + 1);
     }
 
     /// Sets the handler for server requests other than `ping`; without one they are answered
@@ -1254,8 +1287,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// first (DELETE, best effort, at most 3 s), so that reconnecting leaves no session open on
     /// the server. One that comes while a handshake is under way (a second `connect()`, as a
     /// UI framework that runs effects twice makes, or a session renewal) shares it: two
-    /// handshakes at once would leave the first one's session open on the server. Headers the
-    /// unauthorized handler gave that the server refused at once are no longer marked so
+    /// handshakes at once would leave the first one's session open on the server; but a renewal
+    /// that had subscribed its session again to the app's resources before this call forgot them
+    /// is followed by a handshake of this call's own (a session the app asks for is subscribed to
+    /// nothing). Headers the unauthorized handler gave that the server refused at once are no longer marked so
     /// (`refusedAtOnce`): connecting is the app asking again.
     pub async fn connect_with(&self, opts: &mut CallOptions) -> Result<()> {
         // Cancelled already: not even the session held is ended.
@@ -1269,8 +1304,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // are replaced once more if the server refuses them still.
         self.refused_auth.set(None);
         self.refused_scope.borrow_mut().clear();
+        // A session of the app's asking is subscribed to nothing, a renewal's under way too: it
+        // does not subscribe again to what is forgotten here.
+        self.forget_subscriptions();
         if let Some(joined) = self.join_handshake(opts).await {
-            return joined;
+            // One that had subscribed its session again already: a session of this connect()'s own.
+            if !(joined.is_ok() && self.resubscribed_forgotten.replace(false)) {
+                return joined;
+            }
         }
         // Marked as under way from here, the session held being ended first: a request made
         // meanwhile (a 2026-07-28 call's next round too), a second connect() and the listening
@@ -1437,26 +1478,78 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Error::new(ErrorCode::NotConnected, "the client was closed during the handshake"));
         }
         let logs = self.state.borrow().capabilities.as_ref().is_some_and(|c| c.get("logging").is_some_and(declares));
-        if let (Some(level), true) = (&self.opts.log_level, logs) {
-            // Best effort (a server that refuses it works all the same), and not through
-            // `request`, which would wait for this very handshake.
-            let id = self.new_id();
-            let body = jsonrpc::request(&id, "logging/setLevel", object([("level", level.as_str().into())]));
-            let _ = self.run_with_timeout(&id, "logging/setLevel", body, (true, false), &[], opts).await;
+        let level = self.opts.log_level.as_ref().filter(|_| logs);
+        // A renewed session has none of the old one's subscriptions: asked for again (not through
+        // `request`, which would wait for this very handshake). `connect()` and `close()` forgot
+        // them, so this is a renewal's handshake.
+        self.resubscribed_forgotten.set(false);
+        let forgotten_at = self.subscriptions_forgotten.get();
+        let uris: Vec<String> = self.subscribed.borrow().clone();
+        let mut lost: Vec<(String, Error)> = Vec::new();
+        let mut resent: Vec<String> = Vec::new();
+        if !uris.is_empty() {
+            // As `request` would refuse it: a server that no longer declares the capability.
+            if let Some(missing) = self.missing_capability("resources/subscribe") {
+                let e = Error::new(ErrorCode::CapabilityNotNegotiated, format!("the renewed session's server does not declare {missing}"));
+                lost = uris.into_iter().map(|uri| (uri, e.clone())).collect();
+            } else {
+                let e = Error::new(ErrorCode::LimitExceeded, format!("at most {MAX_RESUBSCRIBED} subscriptions are made again on a renewed session"));
+                lost = uris[MAX_RESUBSCRIBED.min(uris.len())..].iter().map(|uri| (uri.clone(), e.clone())).collect();
+                resent = uris.into_iter().take(MAX_RESUBSCRIBED).collect();
+            }
         }
-        // A renewed session has none of the old one's subscriptions: asked for again, best effort
-        // as the log level is (and not through `request`, for the same reason). `connect()` and
-        // `close()` forgot them, so this is a renewal's handshake.
-        let uris: Vec<String> = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect();
-        for uri in uris {
-            let id = self.new_id();
-            let body = jsonrpc::request(&id, "resources/subscribe", object([("uri", uri.into())]));
-            let _ = self.run_with_timeout(&id, "resources/subscribe", body, (true, false), &[], opts).await;
+        // The log level and the subscriptions asked for at once, each within the handshake's
+        // timeout, all under its cancellation: every request waits for this handshake, so the
+        // wait is one timeout however many there are, not one each. The log level is best effort
+        // (a server that refuses it works all the same).
+        let timeout_ms = opts.timeout_ms;
+        let outcomes: RefCell<Vec<Option<Result<()>>>> = RefCell::new(vec![None; resent.len()]);
+        let asked = async {
+            let level = async {
+                if let Some(level) = level {
+                    let id = self.new_id();
+                    let body = jsonrpc::request(&id, "logging/setLevel", object([("level", level.as_str().into())]));
+                    let _ = self.run_with_timeout(&id, "logging/setLevel", body, (true, false), &[], &mut CallOptions { timeout_ms, ..CallOptions::default() }).await;
+                }
+            };
+            let subscribed = futures_util::future::join_all(resent.iter().enumerate().map(|(i, uri)| {
+                let outcomes = &outcomes;
+                async move {
+                    let id = self.new_id();
+                    let body = jsonrpc::request(&id, "resources/subscribe", object([("uri", uri.as_str().into())]));
+                    let r = self.run_with_timeout(&id, "resources/subscribe", body, (true, false), &[], &mut CallOptions { timeout_ms, ..CallOptions::default() }).await;
+                    outcomes.borrow_mut()[i] = Some(r.map(drop));
+                }
+            }));
+            futures_util::future::join(level, subscribed).await;
+        };
+        {
+            pin_mut!(asked);
+            let _ = select(asked, cancelled(&mut opts.cancel)).await;
+        }
+        let outcomes = outcomes.into_inner();
+        lost.extend(resent.iter().zip(outcomes).filter_map(|(uri, outcome)| match outcome {
+            Some(Ok(())) => None,
+            Some(Err(e)) => Some((uri.clone(), e)),
+            None => Some((uri.clone(), Error::new(ErrorCode::Aborted, "resources/subscribe was aborted with the handshake"))),
+        }));
+        let forgotten = self.subscriptions_forgotten.get() != forgotten_at;
+        if forgotten {
+            // connect() or close() came meanwhile: the subscriptions are no longer the app's.
+            self.resubscribed_forgotten.set(!resent.is_empty());
+        } else if !lost.is_empty() {
+            self.subscribed.borrow_mut().retain(|u| !lost.iter().any(|(l, _)| l == u));
         }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
         self.session_changed.fire();
         self.spoke_modern.set(false);
+        if !forgotten && !lost.is_empty() {
+            let e = lost_subscriptions(&lost);
+            if let Some(h) = self.on_problem.borrow().as_ref() {
+                h(&e);
+            }
+        }
         Ok(())
     }
 
@@ -1709,7 +1802,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
         if end_first {
             // A session of the app's asking: its subscriptions are the app's to make again.
-            self.subscribed.borrow_mut().clear();
+            self.forget_subscriptions();
             // The requests in flight are of the session ended here: abandoned at once, as close()
             // abandons them (its DELETE tells the server; no cancellation).
             self.session_ended.fire();
@@ -4655,7 +4748,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.renewal_owed.set(false);
         self.refused_auth.set(None);
         self.refused_scope.borrow_mut().clear();
-        self.subscribed.borrow_mut().clear();
+        self.forget_subscriptions();
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
         self.end_session().await
@@ -4905,6 +4998,29 @@ impl Drop for ProgressToken<'_> {
 
 /// Resolves when the caller cancels (never without a cancellation). The caller's future is polled
 /// by reference, so one cancellation covers every wait of a call.
+/// The error a [`ProblemHandler`] is told of for the subscriptions a renewed session lost: the
+/// first one's code, the first few named in the message, each in `lost` (`{uri, code, message}`).
+fn lost_subscriptions(lost: &[(String, Error)]) -> Error {
+    const NAMED: usize = 5;
+    let mut named: Vec<String> = lost.iter().take(NAMED).map(|(uri, e)| format!("{} ({})", crate::text::excerpt(uri, 200), crate::text::excerpt(&e.message, 200))).collect();
+    if lost.len() > NAMED {
+        named.push(format!("and {} more", lost.len() - NAMED));
+    }
+    let each = lost.iter().map(|(uri, e)| object([("uri", string(uri)), ("code", e.code.as_str().into()), ("message", string(&e.message))])).collect();
+    Error::new(
+        lost[0].1.code,
+        format!(
+            "the session was renewed (the server had forgotten the old one), but could not be subscribed again to {} resource{} the app subscribed to: {}; no notifications/resources/updated will come for {}: request resources/subscribe again once the server has {}",
+            lost.len(),
+            if lost.len() == 1 { "" } else { "s" },
+            named.join(", "),
+            if lost.len() == 1 { "it" } else { "them" },
+            if lost.len() == 1 { "it" } else { "them" },
+        ),
+    )
+    .with_detail("lost", Value::Array(each))
+}
+
 /// Whether the cancellation has come already (polled once; one that is ready must not be
 /// polled again: the caller ends there).
 fn cancelled_already(cancel: &mut Option<CancelFuture>) -> bool {

@@ -367,11 +367,26 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
 }
 
 /// A client of `options`, or of a hub's server config (`config`: what the hub's errors call it).
+/// What goes wrong outside any call (a renewed session's subscriptions lost) is said on
+/// `console.error`, as a listening stream's end without `onEnd` is: no call of the app's fails
+/// with it. A hub's server is named (`server` detail).
 fn new_client(url: String, options: &JsValue, config: Option<&str>, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
-    match config {
-        None => client_of(url, options, false, default_fetch),
-        Some(what) => client_of(url, options, true, default_fetch).map_err(|e| in_config(e, what)),
-    }
+    let client = match config {
+        None => client_of(url, options, false, default_fetch)?,
+        Some(what) => client_of(url, options, true, default_fetch).map_err(|e| in_config(e, what))?,
+    };
+    let server = config.map(|what| what.strip_prefix("servers.").unwrap_or(what).to_owned());
+    client.set_problem_handler(Some(Box::new(move |e: &Error| {
+        let (who, e) = match &server {
+            None => ("McpClient".to_owned(), e.clone()),
+            Some(name) => (format!("McpHub's server {}", crate::text::quote(name)), e.clone().with_detail("server", name.as_str())),
+        };
+        let console = get(&crate::wasm::bridge::global(), "console");
+        if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
+            let _ = caught::call2(&error, &console, &format!("toolwire: {who}:").into(), &JsValue::from(e));
+        }
+    })));
+    Ok(client)
 }
 
 /// An error about a hub's server config, which the client's reading calls `options`: named as

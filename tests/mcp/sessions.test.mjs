@@ -16,6 +16,8 @@ let next = 0;
 const sessions = new Map();
 /** What the server saw: GETs (session, Last-Event-ID, closed by the client), answers to its requests. */
 const seen = { gets: [], answers: [], subscribes: [] };
+/** URIs whose resources/subscribe the server refuses (gone since it restarted). */
+const gone = new Set();
 
 const sse = (res, session) => res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": session });
 const event = (res, msg, id) => res.write(`${id ? `id: ${id}\n` : ""}event: message\ndata: ${JSON.stringify(msg)}\n\n`);
@@ -55,6 +57,9 @@ async function handle(req, res) {
   }
   if (msg.method === "resources/subscribe" || msg.method === "resources/unsubscribe") {
     seen.subscribes.push([msg.method, session, msg.params.uri]);
+    if (msg.method === "resources/subscribe" && gone.has(msg.params.uri)) {
+      return json(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32002, message: "Resource not found" } });
+    }
     return json(res, 200, { jsonrpc: "2.0", id: msg.id, result: {} });
   }
   const name = msg.params?.name;
@@ -144,5 +149,63 @@ describe("McpClient streams after a session renewal", () => {
     await client.callTool("echo", {});
     assert.deepEqual(seen.subscribes, []);
     await client.close();
+  });
+
+  test("a subscription the renewed session's server refuses is forgotten, and said on console.error", async () => {
+    const said = [];
+    const error = console.error;
+    console.error = (...args) => said.push(args);
+    const notes = [];
+    const client = new McpClient(`${base}/mcp`, { listen: true, timeoutMs: 4000, onNotification: (n) => notes.push([n.method, n.params]) });
+    try {
+      await client.connect();
+      for (const uri of ["file:///kept", "file:///gone"]) assert.deepEqual(await client.request("resources/subscribe", { uri }), {});
+      gone.add("file:///gone");
+      seen.subscribes.length = 0;
+      await client.callTool("forget", {});
+      await client.callTool("echo", {});
+      assert.deepEqual(seen.subscribes.map(([, , uri]) => uri).sort(), ["file:///gone", "file:///kept"]);
+      await sleep(300);
+      assert.equal(said.length, 1, JSON.stringify(said));
+      const [prefix, e] = said[0];
+      assert.equal(prefix, "toolwire: McpClient:");
+      assert.equal(e.code, "JSONRPC_ERROR");
+      assert.match(e.message, /could not be subscribed again to 1 resource the app subscribed to: file:\/\/\/gone \(.*Resource not found/);
+      assert.deepEqual(e.lost.map((l) => [l.uri, l.code]), [["file:///gone", "JSONRPC_ERROR"]]);
+      // Heard as updated: the one subscribed again only.
+      assert.deepEqual(notes.filter(([m]) => m === "notifications/resources/updated"), [["notifications/resources/updated", { uri: "file:///kept" }]]);
+      // Forgotten: the next renewal asks for the one kept alone, and says nothing.
+      seen.subscribes.length = 0;
+      await client.callTool("forget", {});
+      await client.callTool("echo", {});
+      assert.deepEqual(seen.subscribes, [["resources/subscribe", client.sessionId, "file:///kept"]]);
+      assert.equal(said.length, 1);
+    } finally {
+      console.error = error;
+      gone.clear();
+      await client.close();
+    }
+  });
+
+  test("a hub's server whose renewed session refuses a subscription is named on console.error", async () => {
+    const said = [];
+    const error = console.error;
+    console.error = (...args) => said.push(args);
+    const { McpHub } = await loadPkg();
+    const hub = new McpHub({ res: { url: `${base}/mcp`, timeoutMs: 4000 } });
+    try {
+      assert.deepEqual(await hub.request("res", "resources/subscribe", { uri: "file:///gone" }), {});
+      gone.add("file:///gone");
+      await hub.request("res", "tools/call", { name: "forget", arguments: {} });
+      await hub.request("res", "tools/call", { name: "echo", arguments: {} });
+      assert.equal(said.length, 1, JSON.stringify(said));
+      assert.equal(said[0][0], 'toolwire: McpHub\'s server "res":');
+      assert.equal(said[0][1].server, "res");
+      assert.deepEqual(said[0][1].lost.map((l) => l.uri), ["file:///gone"]);
+    } finally {
+      console.error = error;
+      gone.clear();
+      await hub.closeAll();
+    }
   });
 });

@@ -7796,3 +7796,255 @@ fn base64_is_checked_as_atob_decodes_it() {
         assert!(!is_base64(bad), "{bad:?}");
     }
 }
+
+/// A server whose sessions a test can forget (a restart) and whose answers to
+/// `resources/subscribe` it chooses: the sessions are `s1`, `s2`... (one for each `initialize`).
+#[derive(Default)]
+struct Subscribing {
+    /// The session the server knows (requests of another are answered 404).
+    session: usize,
+    /// The capabilities the next `initialize` declares.
+    caps: Value,
+    /// URIs whose `resources/subscribe` is refused (-32002).
+    refused: Vec<&'static str>,
+    /// `resources/subscribe` and `initialize` are answered once this says so.
+    gate: Option<Gate>,
+}
+
+/// Whether a request of a [`Subscribing`] server may be answered now.
+type Gate = Rc<dyn Fn(&HttpRequest) -> bool>;
+
+/// The problems a client's [`ProblemHandler`] was told of.
+type Problems = Rc<RefCell<Vec<Error>>>;
+
+fn subscribing(state: &Rc<RefCell<Subscribing>>) -> Reply {
+    let state = state.clone();
+    Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let mut st = state.borrow_mut();
+        if req.method != Method::Post {
+            return status_reply(if req.method == Method::Delete { 200 } else { 405 }, vec![], "");
+        }
+        let msg = body(req);
+        let id = msg["id"].clone();
+        let gate = st.gate.clone();
+        let gated = |reply: Reply| match gate.clone() {
+            Some(gate) => {
+                let req = req.clone();
+                Reply::Until(Rc::new(move || gate(&req)), Box::new(reply))
+            }
+            None => reply,
+        };
+        if msg["method"] == "initialize" {
+            st.session += 1;
+            let reply = Reply::Http {
+                status: 200,
+                headers: vec![("content-type", "application/json".into()), ("mcp-session-id", format!("s{}", st.session))],
+                chunks: vec![json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":"2025-11-25","capabilities":st.caps,"serverInfo":{"name":"t","version":"1"}}}).to_string().into_bytes()],
+                then_hang: false,
+                then_error: false,
+            };
+            return gated(reply);
+        }
+        if header(req, "mcp-session-id") != Some(&format!("s{}", st.session)) {
+            return status_reply(404, vec![], "");
+        }
+        if id.is_null() {
+            return accepted();
+        }
+        match msg["method"].as_str() {
+            Some("resources/subscribe") if st.refused.iter().any(|u| msg["params"]["uri"] == *u) => {
+                gated(json_reply(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32002,"message":"Resource not found"}})))
+            }
+            Some("resources/subscribe") => gated(Reply::Echo(json!({}))),
+            Some("resources/read") => Reply::Echo(json!({"contents": []})),
+            _ => Reply::Echo(json!({})),
+        }
+    }))
+}
+
+/// A client of a [`Subscribing`] server declaring `caps`, its problems collected.
+fn subscribed_client(caps: Value) -> (Harness, Rc<RefCell<Subscribing>>, Problems) {
+    let state = Rc::new(RefCell::new(Subscribing { caps, ..Subscribing::default() }));
+    let h = harness(vec![subscribing(&state)]);
+    let problems = Rc::new(RefCell::new(Vec::new()));
+    let p2 = problems.clone();
+    h.client.set_problem_handler(Some(Box::new(move |e: &Error| p2.borrow_mut().push(e.clone()))));
+    (h, state, problems)
+}
+
+/// The `resources/subscribe` URIs sent on session `session`.
+fn subscribes_on(h: &Harness, session: &str) -> Vec<String> {
+    let log = h.log.borrow();
+    log.requests.iter().filter(|r| header(r, "mcp-session-id") == Some(session) && body(r)["method"] == "resources/subscribe").map(|r| body(r)["params"]["uri"].as_str().unwrap().to_owned()).collect()
+}
+
+fn read(h: &Harness) -> Result<Value> {
+    block_on(h.client.request_checked("resources/read", json!({"uri": "file:///a"}), &mut CallOptions::default()))
+}
+
+const SUBSCRIBABLE: fn() -> Value = || json!({"resources": {"subscribe": true}});
+
+/// A subscription the renewed session's server refuses (the resource is gone since it restarted)
+/// is forgotten, and the problem handler told of it: the others stand, and the next renewal asks
+/// again only for them.
+#[test]
+fn a_subscription_refused_on_the_renewed_session_is_forgotten_and_reported() {
+    let (h, state, problems) = subscribed_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    for uri in ["file:///a", "file:///b", "file:///c"] {
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+    }
+    {
+        let mut st = state.borrow_mut();
+        st.session += 1;
+        st.refused = vec!["file:///b"];
+    }
+    read(&h).unwrap();
+    assert_eq!(subscribes_on(&h, "s3"), ["file:///a", "file:///b", "file:///c"]);
+    let problems_now = problems.borrow().clone();
+    assert_eq!(problems_now.len(), 1, "{problems_now:?}");
+    let e = &problems_now[0];
+    assert_eq!(e.code, ErrorCode::JsonRpcError);
+    assert!(e.message.contains("could not be subscribed again to 1 resource the app subscribed to: file:///b (") && e.message.contains("Resource not found"), "{}", e.message);
+    let lost = &e.details.as_ref().unwrap()["lost"];
+    assert_eq!((lost.as_array().unwrap().len(), lost[0]["uri"].clone(), lost[0]["code"].clone()), (1, json!("file:///b"), json!("JSONRPC_ERROR")));
+
+    // The next renewal asks again for the two that stand, and tells of nothing.
+    {
+        let mut st = state.borrow_mut();
+        st.session += 1;
+        st.refused.clear();
+    }
+    read(&h).unwrap();
+    assert_eq!(subscribes_on(&h, "s5"), ["file:///a", "file:///c"]);
+    assert_eq!(problems.borrow().len(), 1);
+}
+
+/// A renewed session whose server no longer declares `resources.subscribe` is sent no
+/// `resources/subscribe` (as `request` would refuse it): the subscriptions are lost, and told.
+#[test]
+fn a_renewed_session_without_the_subscribe_capability_is_not_asked_and_the_loss_is_reported() {
+    let (h, state, problems) = subscribed_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    for uri in ["file:///a", "file:///b"] {
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+    }
+    {
+        let mut st = state.borrow_mut();
+        st.session += 1;
+        st.caps = json!({"resources": {}});
+    }
+    read(&h).unwrap();
+    assert_eq!(subscribes_on(&h, "s3"), Vec::<String>::new());
+    let e = problems.borrow()[0].clone();
+    assert_eq!(e.code, ErrorCode::CapabilityNotNegotiated);
+    assert!(e.message.contains("2 resources") && e.message.contains("does not declare resources.subscribe"), "{}", e.message);
+    let uris: Vec<Value> = e.details.as_ref().unwrap()["lost"].as_array().unwrap().iter().map(|l| l["uri"].clone()).collect();
+    assert_eq!(uris, [json!("file:///a"), json!("file:///b")]);
+    // Forgotten: a server that declares it again is not asked for them.
+    {
+        let mut st = state.borrow_mut();
+        st.session += 1;
+        st.caps = SUBSCRIBABLE();
+    }
+    read(&h).unwrap();
+    assert_eq!(subscribes_on(&h, "s5"), Vec::<String>::new());
+    assert_eq!(problems.borrow().len(), 1);
+}
+
+/// The subscriptions are asked for again all at once (every request waits for the renewal: one
+/// server that does not answer holds it for one timeout, not one per subscription); one that
+/// times out is lost as a refused one is.
+#[test]
+fn a_renewal_asks_for_the_subscriptions_at_once() {
+    let (h, state, problems) = subscribed_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    for uri in ["file:///a", "file:///b", "file:///c"] {
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+    }
+    let open = Rc::new(Cell::new(false));
+    {
+        let mut st = state.borrow_mut();
+        st.session += 1;
+        let open = open.clone();
+        st.gate = Some(Rc::new(move |req: &HttpRequest| body(req)["method"] != "resources/subscribe" || open.get()));
+    }
+    let (read, all_out) = block_on(futures_util::future::join(h.client.request_checked("resources/read", json!({"uri": "file:///a"}), &mut CallOptions::default()), async {
+        let mut all_out = false;
+        for _ in 0..1_000 {
+            if subscribes_on(&h, "s3").len() == 3 {
+                all_out = true;
+                break;
+            }
+            yield_now().await;
+        }
+        open.set(true);
+        all_out
+    }));
+    read.unwrap();
+    assert!(all_out, "the three were sent before any was answered: {:?}", subscribes_on(&h, "s3"));
+    assert!(problems.borrow().is_empty());
+
+    // A server that answers none: one timeout for them all, each lost with it.
+    let state = Rc::new(RefCell::new(Subscribing { caps: SUBSCRIBABLE(), ..Subscribing::default() }));
+    let h = harness_with(vec![subscribing(&state)], ClientOptions { timeout_ms: 5_000, ..ClientOptions::new("http://127.0.0.1/mcp") }, 5_000);
+    let problems = Rc::new(RefCell::new(Vec::new()));
+    let p2 = problems.clone();
+    h.client.set_problem_handler(Some(Box::new(move |e: &Error| p2.borrow_mut().push(e.clone()))));
+    block_on(h.client.connect()).unwrap();
+    for uri in ["file:///a", "file:///b", "file:///c"] {
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+    }
+    {
+        let mut st = state.borrow_mut();
+        st.session += 1;
+        st.gate = Some(Rc::new(|req: &HttpRequest| body(req)["method"] != "resources/subscribe"));
+    }
+    block_on(h.client.request_checked("resources/read", json!({"uri": "file:///a"}), &mut CallOptions { timeout_ms: Some(60_000), ..CallOptions::default() })).unwrap();
+    let e = problems.borrow()[0].clone();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["lost"].as_array().unwrap().len(), 3);
+    assert_eq!(subscribes_on(&h, "s3").len(), 3);
+}
+
+/// `connect()` during a renewal forgets the subscriptions: one that comes before the renewal
+/// asked for them again shares the renewal, which asks for none; one that comes after opens a
+/// session of its own, subscribed to nothing.
+#[test]
+fn connect_during_a_renewal_forgets_the_subscriptions() {
+    for late in [false, true] {
+        let (h, state, problems) = subscribed_client(SUBSCRIBABLE());
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+        let asked = Rc::new(Cell::new(false));
+        {
+            let mut st = state.borrow_mut();
+            st.session += 1;
+            let asked = asked.clone();
+            // Early: the renewal's initialize waits for connect(); late: its resources/subscribe.
+            let waits = if late { "resources/subscribe" } else { "initialize" };
+            st.gate = Some(Rc::new(move |req: &HttpRequest| body(req)["method"] != waits || asked.get()));
+        }
+        let method = if late { "resources/subscribe" } else { "initialize" };
+        let (_, connected) = block_on(futures_util::future::join(h.client.request_checked("resources/read", json!({"uri": "file:///a"}), &mut CallOptions::default()), async {
+            for _ in 0..1_000 {
+                if h.log.borrow().requests.iter().filter(|r| body(r)["method"] == method).count() == 2 {
+                    break;
+                }
+                yield_now().await;
+            }
+            asked.set(true);
+            h.client.connect().await
+        }));
+        connected.unwrap();
+        let session = h.client.session_id().unwrap();
+        assert_eq!(session, if late { "s4" } else { "s3" }, "late: a session of connect()'s own");
+        assert_eq!(subscribes_on(&h, &session), Vec::<String>::new());
+        assert!(problems.borrow().is_empty());
+        // Forgotten: the next renewal asks for nothing.
+        state.borrow_mut().session += 1;
+        read(&h).unwrap();
+        let session = h.client.session_id().unwrap();
+        assert_eq!(subscribes_on(&h, &session), Vec::<String>::new(), "{session}");
+    }
+}
