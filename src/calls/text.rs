@@ -192,11 +192,12 @@ fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&Na
     }
 }
 
-/// Where the ``` fence (with its language) that `before`, the text before a block, ends with
-/// starts in it.
+/// Where the ``` fence (three backticks or more, with its language) that `before`, the text
+/// before a block, ends with starts in it.
 fn fence_open(before: &str) -> Option<usize> {
     let t = before.trim_end().trim_end_matches(|c: char| c.is_ascii_alphanumeric());
-    t.strip_suffix(FENCE).map(str::len)
+    let head = t.trim_end_matches('`');
+    (t.len() - head.len() >= FENCE.len()).then_some(head.len())
 }
 
 /// The text after the `:` of the first `"name"` key at the top level of the object `block` starts
@@ -235,12 +236,13 @@ fn name_value(block: &str) -> Option<&str> {
     None
 }
 
-/// The length of the ``` fence that closes a code block `s` starts with: backticks alone on
-/// their line, as CommonMark closes one (a fence with a language opens the next).
+/// The length of the ``` fence that closes a code block `s` starts with, with the blanks after
+/// it on its line: backticks alone on their line, as CommonMark closes one (a fence with a
+/// language opens the next).
 fn closing_fence(s: &str) -> Option<usize> {
     let ticks = s.len() - s.trim_start_matches('`').len();
     let line = &s[ticks..s.find('\n').unwrap_or(s.len())];
-    (ticks >= FENCE.len() && line.trim().is_empty()).then_some(ticks)
+    (ticks >= FENCE.len() && line.trim().is_empty()).then_some(ticks + line.len())
 }
 
 /// The code blocks of a reply's text, read line by line as CommonMark fences them: a line
@@ -582,6 +584,11 @@ mod tests {
         ] {
             let r = read(&reply);
             assert_eq!((r.calls.len(), r.text.as_str()), (1, text), "{reply}");
+        }
+        // A longer fence goes with the block too, and the blanks after the closing one.
+        for reply in [format!("Sure:\n````json\n{call}\n````\nDone."), format!("Sure:\n```json\n{call}\n```  \nDone."), format!("Sure:\r\n```json\r\n{call}\r\n```\r\nDone.")] {
+            let r = read(&reply);
+            assert_eq!((r.calls.len(), r.text.replace('\r', "").as_str()), (1, "Sure:\n\nDone."), "{reply:?}");
         }
         // A ``` inside an open ~~~ block is its text: the block stays with the code.
         let r = read(&format!("~~~\n```json\n{call}\n```\n~~~"));
