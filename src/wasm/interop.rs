@@ -34,7 +34,10 @@ pub(crate) fn from_js_finite(v: &JsValue, what: &str) -> Result<Value> {
 
 /// The error for a number JSON cannot hold at `at` in `what`.
 pub(crate) fn non_finite_error(what: &str, at: &str, got: &str) -> Error {
-    Error::new(ErrorCode::InvalidJson, format!("{what}{at} is {got}, a number JSON cannot hold (JSON.stringify writes null): give a finite number, or leave it out"))
+    match got {
+        "an invalid Date" => Error::new(ErrorCode::InvalidJson, format!("{what}{at} is {got}, which JSON.stringify writes as null: give a valid date, or leave it out")),
+        _ => Error::new(ErrorCode::InvalidJson, format!("{what}{at} is {got}, a number JSON cannot hold (JSON.stringify writes null): give a finite number, or leave it out")),
+    }
 }
 
 /// The keywords whose value the conversions check as a number, and report as
@@ -142,7 +145,9 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                     from += 1;
                 }
                 let found = containers[depth - 1].clone().flatten().and_then(|c| read(&c, text, path[depth - 1]));
-                if let Some(n) = found.filter(|n| n.as_f64().is_some_and(|n| !n.is_finite())) {
+                // An invalid Date too, whose toJSON gives null.
+                let lossy = |n: &JsValue| n.as_f64().is_some_and(|n| !n.is_finite()) || n.dyn_ref::<js_sys::Date>().is_some_and(|d| d.get_time().is_nan());
+                if let Some(n) = found.filter(lossy) {
                     let keys: Vec<Option<String>> = path.iter().map(|&s| if let Step::Key(s, e) = s { key_of(text, s, e) } else { None }).collect();
                     let bound = keys.last().cloned().flatten().is_some_and(|k| NUMBER_KEYWORDS.contains(&k.as_str()))
                         && !keys[..depth - 1].iter().flatten().any(|k| VALUE_KEYWORDS.contains(&k.as_str()));
@@ -158,7 +163,8 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                                 (_, k) => at.push_str(&format!("[{}]", crate::text::quote(k.as_deref().unwrap_or_default()))),
                             }
                         }
-                        return Some((at, describe_js(&n)));
+                        let what = if n.is_object() { "an invalid Date".owned() } else { describe_js(&n) };
+                        return Some((at, what));
                     }
                 }
             }

@@ -715,6 +715,9 @@ test("a number JSON cannot hold (Infinity, NaN) in a tool is INVALID_JSON at its
     const e = await refused(() => tw.convertMcpTools([tool(extra)], "openai"), "INVALID_JSON", /a number JSON cannot hold/);
     assert.ok(e.message.startsWith(`tool at index 0.inputSchema.properties.n${at}`) && /\b(-?Infinity|NaN), a number/.test(e.message), e.message);
   }
+  // An invalid Date, which JSON.stringify writes as null too; a valid one is its string.
+  await refused(() => tw.convertMcpTools([tool({ default: new Date(NaN) })], "openai"), "INVALID_JSON", /^tool at index 0\.inputSchema\.properties\.n\.default is an invalid Date, which JSON\.stringify writes as null/);
+  assert.equal(JSON.stringify(tw.convertMcpTools([tool({ default: new Date(0) })], "openai")[0].function.parameters.properties.n.default), '"1970-01-01T00:00:00.000Z"');
   // Many nulls, deep: each is looked up from its container (a null a read, not a walk from the root).
   let deep = new Array(3000).fill(null);
   for (let i = 0; i < 300; i++) deep = [deep];
