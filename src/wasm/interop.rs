@@ -459,11 +459,14 @@ fn refuse_lossy_of(v: &JsValue, what: &str, not_bytes: bool) -> Result<()> {
     if !v.is_object() {
         return Ok(());
     }
+    // A plain object is none of the classes tested below, each a crossing into JS: it may be a
+    // thenable, a stream, or an SDK's result holding one.
+    let plain = is_plain(v);
     let how = if get_loose(v, "then").is_function() {
         format!("{what} is a Promise: did you forget await?")
-    } else if v.is_instance_of::<js_sys::Map>() || v.is_instance_of::<js_sys::WeakMap>() {
+    } else if !plain && (v.is_instance_of::<js_sys::Map>() || v.is_instance_of::<js_sys::WeakMap>()) {
         format!("{what} is a Map, which JSON turns into {{}}: pass a plain object (Object.fromEntries(map))")
-    } else if v.is_instance_of::<js_sys::Set>() || v.is_instance_of::<js_sys::WeakSet>() {
+    } else if !plain && (v.is_instance_of::<js_sys::Set>() || v.is_instance_of::<js_sys::WeakSet>()) {
         format!("{what} is a Set, which JSON turns into {{}}: pass an array ([...set])")
     } else if is_stream(v) {
         // A stream (an SDK's `Stream`, a `ReadableStream`, an async generator) is never one of
@@ -473,16 +476,16 @@ fn refuse_lossy_of(v: &JsValue, what: &str, not_bytes: bool) -> Result<()> {
         } else {
             format!("{what} is a stream (an async iterable), not a JSON value: read it and pass what it yields (for await (const x of stream) …)")
         }
-    } else if !not_bytes && (v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) || is_buffer(v)) {
+    } else if !plain && !not_bytes && (v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) || is_buffer(v)) {
         let class = class_name(v).unwrap_or_else(|| "ArrayBuffer".owned());
         let a = if class.starts_with(['A', 'E', 'I', 'O']) { "an" } else { "a" };
         format!("{what} is bytes ({a} {class}), not a JSON value: decode and parse them first (JSON.parse(new TextDecoder().decode(bytes)))")
     } else {
-        match class_name(v).as_deref() {
+        match if plain { None } else { class_name(v) }.as_deref() {
             Some("Headers") => format!("{what} is a Headers object, which JSON turns into {{}}: pass a plain object (Object.fromEntries(headers))"),
             Some("Response") => format!("{what} is a fetch Response: pass its parsed body (await res.json())"),
             Some("Request") => format!("{what} is a fetch Request: pass its parsed body (await req.json())"),
-            _ if what == "stream event" => match stream_holder(v) {
+            _ if what == "stream event" => match stream_holder(v, plain) {
                 Some(how) => how,
                 None => return Ok(()),
             },
@@ -490,6 +493,13 @@ fn refuse_lossy_of(v: &JsValue, what: &str, not_bytes: bool) -> Result<()> {
         }
     };
     Err(Error::new(code_for(what), how))
+}
+
+/// Whether `v` is a plain object: of this realm's `Object.prototype` or of no prototype, and no
+/// typed array or `DataView` given one of those. `instanceof` walks that same chain, so such an
+/// object is no Map, Set, ArrayBuffer, Error or instance of a class.
+fn is_plain(v: &JsValue) -> bool {
+    !js_sys::ArrayBuffer::is_view(v) && prototype_of(v).is_ok_and(|p| p.is_null() || OBJECT_PROTOTYPE.with(|top| p == *top))
 }
 
 /// A stream (an SDK's `Stream`, a `ReadableStream`, an async generator).
@@ -502,10 +512,11 @@ fn is_stream(v: &JsValue) -> bool {
 /// (InvokeModelWithResponseStream), @google/generative-ai's `{stream, response}` and `{response}`,
 /// a `.withResponse()`'s `{data, response}`. Read as JSON, each would be an event of no kind, passed
 /// over. No provider's event holds a stream or a Promise, and Responses' `{type, response}` has a type.
-/// An `Error` pushed (what the SDK threw) is named too.
-fn stream_holder(v: &JsValue) -> Option<String> {
+/// An `Error` pushed (what the SDK threw) is named too; `plain`: `v` is a plain object
+/// ([`is_plain`]), no `Error`.
+fn stream_holder(v: &JsValue, plain: bool) -> Option<String> {
     // What an SDK threw mid-stream (its error event never reaches `push`): no event.
-    if v.is_instance_of::<js_sys::Error>() || (class_name(v).is_some_and(|c| c.ends_with("Error")) && get_loose(v, "stack").is_string()) {
+    if !plain && (v.is_instance_of::<js_sys::Error>() || (class_name(v).is_some_and(|c| c.ends_with("Error")) && get_loose(v, "stack").is_string())) {
         let name = class_name(v).unwrap_or_else(|| "Error".owned());
         return Some(format!(
             "stream event is an Error ({name}), thrown by the SDK, not an event: the stream ended there; call finish() for the calls read before it (one cut short comes with INVALID_ARGUMENTS)"

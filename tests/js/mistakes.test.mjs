@@ -215,6 +215,33 @@ test("ToolCallAccumulator.push refuses a Promise and a Map instead of reading {}
   assert.deepEqual(acc.push({ type: "ping" }), []);
 });
 
+test("a plain object (of Object.prototype, of none, of another realm) is refused as a thenable, a stream, bytes or an SDK's result as any other", () => {
+  const call = { id: "c1", name: "get_weather" };
+  const result = { content: [{ type: "text", text: "sunny" }] };
+  const bare = (o) => Object.assign(Object.create(null), o);
+  const other = (o) => vm.runInNewContext(`(${JSON.stringify(o)})`);
+  for (const [label, make] of [["plain", (o) => ({ ...o })], ["null prototype", bare], ["another realm", other]]) {
+    assert.equal(tw.toolResultMessage(make(call), make(result), "openai").content, "sunny", label);
+    assert.deepEqual(new tw.ToolCallAccumulator("anthropic").push(make({ type: "ping" })), [], label);
+    const then = Object.assign(make(result), { then() {} });
+    assert.throws(() => tw.toolResultMessage(call, then, "openai"), { code: "INVALID_INPUT", message: /result is a Promise: did you forget await\?/ }, label);
+    assert.throws(() => new tw.ToolCallAccumulator("anthropic").push(Object.assign(make({ type: "ping" }), { then() {} })), { code: "INVALID_INPUT", message: /stream event is a Promise/ }, label);
+    for (const stream of [{ getReader() {} }, { [Symbol.asyncIterator]() {} }]) {
+      assert.throws(() => tw.toolResultMessage(call, Object.assign(make(result), stream), "openai"), { code: "INVALID_INPUT", message: /result is a stream/ }, label);
+      assert.throws(() => new tw.ToolCallAccumulator("anthropic").push(Object.assign(make({}), stream)), { code: "INVALID_INPUT", message: /stream event is a stream, not one of its events/ }, label);
+    }
+    const holder = Object.assign(make({ $metadata: {} }), { stream: (async function* () {})() });
+    assert.throws(() => new tw.ToolCallAccumulator("bedrock").push(holder), { code: "INVALID_INPUT", message: /push each event of its stream/ }, label);
+    const gemini = make({ response: { candidates: [] } });
+    assert.throws(() => new tw.ToolCallAccumulator("gemini").push(gemini), { code: "INVALID_INPUT", message: /push result\.response/ }, label);
+  }
+  // Bytes given Object.prototype or no prototype are bytes still.
+  for (const proto of [Object.prototype, null]) {
+    const bytes = Object.setPrototypeOf(new TextEncoder().encode("{}"), proto);
+    assert.throws(() => tw.toolResultMessage(call, bytes, "openai"), { code: "INVALID_INPUT", message: /result is bytes/ }, String(proto));
+  }
+});
+
 test("results: a hub's callTool result and a JSON-RPC response are unwrapped; what is no result is refused", async () => {
   const call = { id: "c1", name: "get_weather" };
   const result = { content: [{ type: "text", text: "sunny" }] };
