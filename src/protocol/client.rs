@@ -1504,20 +1504,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // (a server that refuses it works all the same).
         let timeout_ms = opts.timeout_ms;
         let outcomes: RefCell<Vec<Option<Result<()>>>> = RefCell::new(vec![None; resent.len()]);
+        // One request of the renewal, within the handshake's timeout.
+        let send = |method: &'static str, params: Value| async move {
+            let id = self.new_id();
+            let body = jsonrpc::request(&id, method, params);
+            self.run_with_timeout(&id, method, body, (true, false), &[], &mut CallOptions { timeout_ms, ..CallOptions::default() }).await
+        };
         let asked = async {
             let level = async {
                 if let Some(level) = level {
-                    let id = self.new_id();
-                    let body = jsonrpc::request(&id, "logging/setLevel", object([("level", level.as_str().into())]));
-                    let _ = self.run_with_timeout(&id, "logging/setLevel", body, (true, false), &[], &mut CallOptions { timeout_ms, ..CallOptions::default() }).await;
+                    let _ = send("logging/setLevel", object([("level", level.as_str().into())])).await;
                 }
             };
             let subscribed = futures_util::future::join_all(resent.iter().enumerate().map(|(i, uri)| {
                 let outcomes = &outcomes;
                 async move {
-                    let id = self.new_id();
-                    let body = jsonrpc::request(&id, "resources/subscribe", object([("uri", uri.as_str().into())]));
-                    let r = self.run_with_timeout(&id, "resources/subscribe", body, (true, false), &[], &mut CallOptions { timeout_ms, ..CallOptions::default() }).await;
+                    let r = send("resources/subscribe", object([("uri", uri.as_str().into())])).await;
                     outcomes.borrow_mut()[i] = Some(r.map(drop));
                 }
             }));

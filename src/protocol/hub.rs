@@ -26,6 +26,7 @@
 //! * An error about one server carries it in its `server` detail, which its text names.
 
 use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -650,7 +651,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             None => Vec::new(),
         };
         let (conv, tools, mut unconverted) = loop {
-            let offered: Vec<ListedTool> = all.iter().copied().filter(|(s, i, _)| !denied.iter().any(|d| d.server == *s && d.index == *i)).collect();
+            let out: HashSet<(&str, usize)> = denied.iter().map(|d| (d.server.as_str(), d.index)).collect();
+            let offered: Vec<ListedTool> = all.iter().copied().filter(|(s, i, _)| !out.contains(&(*s, *i))).collect();
             let (conv, tools, unconverted) = convert_listed(&listed, offered, provider, opts)?;
             let Some(p) = policy else { break (conv, tools, unconverted) };
             let late: Vec<Denied> = conv
@@ -666,9 +668,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             denied.extend(late);
         };
         if !denied.is_empty() {
+            let at: HashMap<(&str, usize), &Value> = all.iter().map(|&(s, i, t)| ((s, i), t)).collect();
             for d in &denied {
-                if let Some((server, index, tool)) = all.iter().find(|(s, i, _)| *s == d.server && *i == d.index) {
-                    unconverted.push(unconverted_tool(server, *index, tool, ErrorCode::PermissionDenied, &d.reason()));
+                if let Some(tool) = at.get(&(d.server.as_str(), d.index)) {
+                    unconverted.push(unconverted_tool(&d.server, d.index, tool, ErrorCode::PermissionDenied, &d.reason()));
                 }
             }
             // Each server's in its listing's order ([`Hub::dropped_tools`] goes server by server).

@@ -156,11 +156,7 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                         for (step, key) in path.iter().zip(&keys) {
                             match (step, key) {
                                 (Step::Index(n), _) => at.push_str(&format!("[{n}]")),
-                                (_, Some(k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !k.as_bytes()[0].is_ascii_digit() => {
-                                    at.push('.');
-                                    at.push_str(k);
-                                }
-                                (_, k) => at.push_str(&format!("[{}]", crate::text::quote(k.as_deref().unwrap_or_default()))),
+                                (_, k) => at.push_str(&key_place(k.as_deref().unwrap_or_default())),
                             }
                         }
                         let what = if n.is_object() { "an invalid Date".owned() } else { describe_js(&n) };
@@ -241,6 +237,12 @@ pub(crate) fn refuse_non_finite_inside(v: &JsValue, text: &str, what: &str) -> R
     }
 }
 
+/// A key's step in a place as JS writes it: `.name` for an identifier, `["a-b"]` otherwise.
+fn key_place(k: &str) -> String {
+    let plain = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !k.as_bytes()[0].is_ascii_digit();
+    if plain { format!(".{k}") } else { format!("[{}]", crate::text::quote(k)) }
+}
+
 /// The first value inside `v` (where it is read as JSON: arrays, and objects without `toJSON`)
 /// that `JSON.stringify` writes as `null` or `{}` though it is neither: `NaN`, `Infinity`, an
 /// invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an Error). Its
@@ -282,8 +284,7 @@ fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'stat
         for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {
             let (k, x) = entry_pair(&e);
             let k = k.as_string().unwrap_or_default();
-            let plain = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !k.as_bytes()[0].is_ascii_digit();
-            stack.push((if plain { format!("{at}.{k}") } else { format!("{at}[{}]", crate::text::quote(&k)) }, x));
+            stack.push((format!("{at}{}", key_place(&k)), x));
         }
     }
     None
