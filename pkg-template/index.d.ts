@@ -177,7 +177,7 @@ export interface NamingOptions {
    * First part of the `"mcp"` format. Default `"mcp"`. Held to the provider's names as `separator` is, its first
    * character to how a name may start. An empty prefix is no prefix-less format: the separator then starts every
    * name (`__s__t`), and is refused (`INVALID_OPTIONS`) where names may not start with it (`portableNames`; Gemini
-   * with `"-"` or `"."`). For names without a prefix use `naming: "server"`.
+   * and Vertex with `"-"` or `"."`). For names without a prefix use `naming: "server"`.
    */
   prefix?: string | undefined;
   /**
@@ -194,7 +194,7 @@ export interface NamingOptions {
  * argument: `server` (as the conversion's other keys, `strict`, `geminiMode`, `limits`) is `INVALID_OPTIONS`.
  */
 export interface PrefixOptions extends NamingOptions {
-  /** Whose name rule the result must satisfy (Gemini's differs from the others); without one, OpenAI's, Anthropic's and Bedrock's. */
+  /** Whose name rule the result must satisfy (Gemini's and Vertex AI's, one rule, differ from the others); without one, OpenAI's, Anthropic's and Bedrock's. */
   provider?: ProviderName | undefined;
 }
 
@@ -2222,7 +2222,7 @@ export class PermissionPolicy {
    * `naming: "server"` names it): a `deny` or `ask` of that reading applies as well, an `allow` does not, so an allow
    * of server `mcp` (`mcp__mcp`) covers `mcp__mcp__T` and `mcp__T` and never another server's `mcp__S__T`. A name inside a model's namespace (`functions.NAME`,
    * `default_api.NAME`: what {@link NameMap.resolve} looks past) is judged as `NAME` and, where a provider takes the
-   * whole name as a tool's (Gemini's names hold `.` and `:`), as itself, each with the default action, the most
+   * whole name as a tool's (Gemini's and Vertex AI's names hold `.` and `:`), as itself, each with the default action, the most
    * restrictive winning: another server's tool named `functions.read` gets no allow of `read`. To judge the tool a
    * name map routes a call to, pass `map.resolve(name).name`. The name is judged as given: one a provider was
    * given shortened or hashed is judged as that text, and under `naming: "bare"` a tool's own name `fs__x` reads as

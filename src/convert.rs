@@ -1202,6 +1202,29 @@ mod tests {
         }
     }
 
+    /// Vertex AI takes the Gemini API's names, `:` included: a tool named with one keeps it for
+    /// both, and is renamed (the name map resolving it back) for a provider whose names hold none.
+    #[test]
+    fn a_colon_in_a_name_is_kept_for_gemini_and_vertex() {
+        let tools = serde_json::json!([{"name":"ns:tool","serverName":"srv","inputSchema":{"type":"object"}}]);
+        let opts = ConvertOptions::default();
+        for provider in [Provider::Gemini, Provider::Vertex, Provider::OpenAi] {
+            let general = convert(tools.clone(), provider, &opts).unwrap();
+            let detailed = convert_json_detailed(&tools.to_string(), provider, &opts).unwrap();
+            let name = general.name_map.entries()[0].name.clone();
+            assert_eq!(detailed.name_map.entries()[0].name, name, "{provider:?}");
+            if provider == Provider::OpenAi {
+                assert!(name.starts_with("mcp__srv__ns_tool_") && !name.contains(':'), "{name}");
+            } else {
+                assert_eq!(name, "mcp__srv__ns:tool", "{provider:?}");
+            }
+            let changes: Vec<(&str, &str)> = general.report.tools[0].changes.iter().map(|d| (d.rule, d.message.as_str())).collect();
+            assert_eq!(changes, [("names/rename", format!("provider name \"{name}\" (the name map resolves it back)").as_str())], "{provider:?}");
+            let entry = general.name_map.resolve(&name).unwrap();
+            assert_eq!((entry.server.as_deref(), entry.tool.as_str()), (Some("srv"), "ns:tool"), "{provider:?}");
+        }
+    }
+
     /// OpenAI strict mode with a tool that falls back sends strict true and false in one request,
     /// which Cerebras refuses whole (s28c F5): a problem of the set says so, on every path.
     #[test]

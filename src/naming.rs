@@ -111,7 +111,7 @@ impl NamingOptions {
 pub enum NameRule {
     /// OpenAI, Anthropic, Bedrock: `^[a-zA-Z0-9_-]{1,64}$`.
     Strict,
-    /// Gemini: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`.
+    /// Gemini and Vertex AI: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`.
     Gemini,
     /// Every provider's at once, Bedrock's strictest included (Agents, `toolChoice.tool`):
     /// `^[a-zA-Z][a-zA-Z0-9_]{0,63}$`.

@@ -95,7 +95,9 @@ impl Provider {
         }
     }
 
-    /// The provider's function-name rule. Ollama documents none: OpenAI's, whose tools it takes.
+    /// The provider's function-name rule. Vertex AI's is the Gemini API's, `:` included: its
+    /// `FunctionDeclaration` reference and its errors since late 2025 name the same characters
+    /// (its errors before then left `:` out). Ollama documents none: OpenAI's, whose tools it takes.
     pub fn name_rule(self) -> NameRule {
         match self {
             Self::Gemini | Self::Vertex => NameRule::Gemini,
