@@ -720,8 +720,10 @@ export type ToolwireErrorCode =
   /**
    * The provider answered with an error instead of a response: an error body given to {@link parseToolCalls}, or
    * an error event in a stream given to {@link ToolCallAccumulator.push} (Anthropic `error`, a Chat chunk's
-   * `error`, Responses `error` and `response.failed`, Gemini `error`, Bedrock's exceptions, Ollama's `error`).
-   * The message names the provider's type or status; `providerError` is the error as sent.
+   * `error`, Responses `error` and `response.failed`, Gemini `error`, Bedrock's exceptions, Ollama's `error`);
+   * or a Gemini or Vertex candidate that ended at a tool call that failed, in place of the call (`finishReason`
+   * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`): retry the turn.
+   * The message names the provider's type, status or finish reason; `providerError` is the error as sent.
    */
   | "PROVIDER_ERROR"
   /** The browser/bundler entry (`toolwire/web`) before `await initAsync()` has resolved. */
@@ -913,7 +915,9 @@ export class ToolwireError extends Error {
   /**
    * `PROVIDER_ERROR`: the provider's error as it sent it, e.g. `{type: "overloaded_error", message: "Overloaded"}`
    * (Anthropic), `{code: 503, message, status: "UNAVAILABLE"}` (Gemini), `{message}` (a Bedrock exception), the
-   * text of Ollama's `error`; `null` for a Responses `response.failed` without one.
+   * text of Ollama's `error`; `null` for a Responses `response.failed` without one. For a Gemini candidate that
+   * ended at a tool call that failed, its `finishReason` and `finishMessage` (when it has one), e.g.
+   * `{finishReason: "MALFORMED_FUNCTION_CALL", finishMessage: "Malformed function call: print(default_api.search(...))"}`.
    */
   readonly providerError?: JsonValue;
 }
@@ -1223,7 +1227,14 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  *
  * A response without tool calls gives `[]`, whatever it stopped for (a Chat `finish_reason`, an Anthropic
  * `stop_reason`, a Gemini `finishReason` or `blockReason`, a Bedrock `stopReason`, a Responses `status:
- * "incomplete"`). The provider's error body (`{error: {...}}`, Anthropic's `{type: "error", error}`, a Responses
+ * "incomplete"`), but for a Gemini or Vertex candidate read (the first) that ended at a tool call that failed,
+ * which Gemini gives no call for: `finishReason` `MALFORMED_FUNCTION_CALL` (the model wrote a call that could not
+ * be read; `finishMessage` may quote it), `UNEXPECTED_TOOL_CALL` (it called a tool the request did not enable) or
+ * `TOO_MANY_TOOL_CALLS`. That throws `PROVIDER_ERROR` (`Gemini error MALFORMED_FUNCTION_CALL: the model's function
+ * call was malformed, and Gemini gave no call for it: retry the turn (finishMessage: ...)`, `providerError`
+ * `{finishReason, finishMessage}`) rather than pass for an answer without calls: retry the turn. Calls the
+ * candidate holds besides are left out, the message counting them, as a turn that failed is retried whole rather
+ * than run in part. The provider's error body (`{error: {...}}`, Anthropic's `{type: "error", error}`, a Responses
  * response of `status: "failed"`, with its `error` or without one, Ollama's `{error: "..."}`, the `error` of the Chat
  * choice read, which OpenRouter sends with `finish_reason: "error"` and HTTP 200) throws `PROVIDER_ERROR`,
  * whose message names the provider's type or status (`Anthropic error overloaded_error: Overloaded`; `OpenAI
@@ -1648,7 +1659,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * provider's error event (Anthropic `error`, an OpenAI chunk's `error` or its first choice's, Responses `error` and `response.failed`,
    * Gemini `{error}`, Bedrock's `internalServerException`, `modelStreamErrorException`, `throttlingException`,
    * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
-   * type or status (`Anthropic stream error overloaded_error: Overloaded`). Past 1,024 calls being read at once
+   * type or status (`Anthropic stream error overloaded_error: Overloaded`); so does a Gemini or Vertex chunk whose
+   * candidate read ends at a tool call that failed (`finishReason` `MALFORMED_FUNCTION_CALL`,
+   * `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, as {@link parseToolCalls} says: `Gemini stream error
+   * MALFORMED_FUNCTION_CALL: ...`), once the chunk is read: its parts are in `message()`, and a call it completed
+   * (one streaming its arguments, cut short with `INVALID_ARGUMENTS`) comes with the next `push` or `finish()`. Past 1,024 calls being read at once
    * (a call past that is not made) or 64 MiB of their names and arguments (Vertex `partialArgs` counted by what they
    * make), the calls being read are dropped, and the model's turn with them (`message()` throws), with
    * `LIMIT_EXCEEDED`; so is a call of a Responses stream past the 262,144 it completed (it is not made), and an event

@@ -354,6 +354,42 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
     Some(Error::new(ErrorCode::ProviderError, format!("{} {what}{kind}{message}", format.label())).with_detail("providerError", body.clone()))
 }
 
+/// What a Gemini `finishReason` that says the model's tool call failed means, and what to do:
+/// the model wrote a call that could not be read (`MALFORMED_FUNCTION_CALL`; `finishMessage` may
+/// quote it, `print(default_api.search(...))`), called a tool the request did not enable
+/// (`UNEXPECTED_TOOL_CALL`), or too many in a row (`TOO_MANY_TOOL_CALLS`). Gemini gives no call
+/// for it (the candidate mostly has no parts), so that, read as a turn without calls, the model
+/// would seem to have answered with nothing. `None` for another reason.
+fn gemini_call_failed(reason: &str) -> Option<&'static str> {
+    Some(match reason {
+        "MALFORMED_FUNCTION_CALL" => "the model's function call was malformed, and Gemini gave no call for it: retry the turn",
+        "UNEXPECTED_TOOL_CALL" => {
+            "the model called a tool the request did not enable (no tools given, or function calling mode NONE), and Gemini gave no call for it: retry the turn, with the tools enabled if it is to call them"
+        }
+        "TOO_MANY_TOOL_CALLS" => "the model called too many tools in a row, and Gemini ended the turn: retry the turn",
+        _ => return None,
+    })
+}
+
+/// The `PROVIDER_ERROR` of a Gemini candidate that ended at a tool call that failed
+/// ([`gemini_call_failed`]); `failure` is its `finishReason` and `finishMessage` as sent (the
+/// error's `providerError`), `others` the calls the candidate held besides, which
+/// [`parse_tool_calls`] leaves out: a turn that failed is retried whole, not run in part.
+fn gemini_failure(failure: &Value, stream: bool, others: usize) -> Error {
+    let reason = failure.get("finishReason").and_then(Value::as_str).unwrap_or_default();
+    let what = if stream { "stream error" } else { "error" };
+    let mut message = format!("{} {what} {reason}: {}", CallFormat::Gemini.label(), gemini_call_failed(reason).unwrap_or("the model's tool call failed: retry the turn"));
+    match others {
+        0 => {}
+        1 => message.push_str("; the turn's 1 other call is left out too: a turn that failed is retried whole"),
+        n => message.push_str(&format!("; the turn's {n} other calls are left out too: a turn that failed is retried whole")),
+    }
+    if let Some(said) = failure.get("finishMessage").and_then(Value::as_str).filter(|m| !m.trim().is_empty()) {
+        message.push_str(&format!(" (finishMessage: {})", crate::text::excerpt(said.trim(), 300)));
+    }
+    Error::new(ErrorCode::ProviderError, message).with_detail("providerError", failure.clone())
+}
+
 /// Every tool call in a complete provider response, in order.
 ///
 /// Takes the whole response or the parts of it that the providers' SDKs hand out:
@@ -373,7 +409,10 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
 ///   (`content`), one content block, or an array of blocks (`message.content`).
 ///
 /// A response of the right kind without tool calls gives no calls. An error body (the provider's
-/// own error, as [`Accumulator::push`] lists them) is `PROVIDER_ERROR`. An object with none of
+/// own error, as [`Accumulator::push`] lists them) is `PROVIDER_ERROR`, and so is a Gemini
+/// candidate read that ended at a tool call that failed (`finishReason` `MALFORMED_FUNCTION_CALL`,
+/// `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`: [`gemini_call_failed`]), the calls it held
+/// besides left out, as the turn is to be retried whole. An object with none of
 /// the provider's fields (another provider's response, `{}`) is `INVALID_INPUT`, as is anything
 /// but an object or an array of objects: a wrong input does not pass for a response without
 /// calls. Empty objects in an array are skipped. `null` gives no calls, for every provider: it
@@ -494,6 +533,11 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
         acc.room = MAX_OPEN_BYTES;
         for (i, item) in items.iter().enumerate() {
             acc.gemini_value(item, i as u64, map, &mut calls);
+        }
+        // The turn failed at a tool call: retried whole, rather than its other calls run.
+        if let Some(failure) = acc.failed.take() {
+            let others = calls.len() + acc.open.calls.len() + usize::from(acc.held.is_some());
+            return Err(gemini_failure(&failure, false, others));
         }
         if acc.open.too_large() {
             return Err(acc.drop_open());
@@ -2299,6 +2343,9 @@ pub struct Accumulator {
     /// `thoughtSignature`, held until the part after it, as its signature may come alone in that
     /// part ([`Accumulator::gemini_release`]).
     held: Option<ToolCall>,
+    /// Gemini: the `finishReason` and `finishMessage` of a candidate read that ended at a tool
+    /// call that failed ([`gemini_call_failed`]), for the push (or `parse_tool_calls`) to throw.
+    failed: Option<Value>,
 }
 
 impl Accumulator {
@@ -2320,6 +2367,7 @@ impl Accumulator {
             turn: turn::Turn::default(),
             finished: false,
             held: None,
+            failed: None,
         }
     }
 
@@ -2453,9 +2501,11 @@ impl Accumulator {
     /// provider's error event is `PROVIDER_ERROR`: Anthropic's `{type: "error", error}`, an OpenAI
     /// Chat chunk's `error`, Responses' `error` and `response.failed`, Gemini's `{error}` (also
     /// in an array, as its JSON stream ends with one: the elements before it are read first, as
-    /// the array's text is), Bedrock's `{xxxException: {message}}`, Ollama's `{error: "..."}`.
-    /// Either way the calls completed before it come with the next push or `finish`, and the
-    /// accumulator goes on.
+    /// the array's text is), Bedrock's `{xxxException: {message}}`, Ollama's `{error: "..."}`; and
+    /// a Gemini chunk whose candidate read ends at a tool call that failed
+    /// ([`gemini_call_failed`]), read first (its parts are the turn's, a call it completes or
+    /// releases comes next). Either way the calls completed before it come with the next push or
+    /// `finish`, and the accumulator goes on.
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         // Suggestions for at most a few unknown names of the response (each a pass over the map).
         let _budget = crate::naming::SuggestionBudget::start();
@@ -2528,6 +2578,8 @@ impl Accumulator {
             Some(self.drop_open())
         } else if std::mem::take(&mut self.responses.refused) {
             Some(self.refused())
+        } else if let Some(failure) = self.failed.take() {
+            Some(gemini_failure(&failure, true, 0))
         } else {
             self.turn.take_error()
         };
@@ -2931,6 +2983,14 @@ impl Accumulator {
         // The candidate is done: a call still streaming ends here, complete only if the model
         // stopped of itself (not at MAX_TOKENS, for safety, or at a malformed call).
         if let Some(reason) = c.get("finishReason").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+            if gemini_call_failed(reason).is_some() && self.failed.is_none() {
+                let mut failure = Map::new();
+                failure.insert("finishReason".owned(), Value::from(reason));
+                if let Some(m) = c.get("finishMessage").filter(|m| !m.is_null()) {
+                    failure.insert("finishMessage".owned(), m.clone());
+                }
+                self.failed = Some(Value::Object(failure));
+            }
             if index == 0 {
                 self.turn.gemini_finished();
                 self.gemini_release(None, out);
@@ -5063,6 +5123,93 @@ mod tests {
         assert_eq!(out.iter().map(|c| (c.tool.as_str(), c.arguments["v"].as_u64())).collect::<Vec<_>>(), [("x", Some(0))]);
         assert!(acc.finish(None).unwrap().is_empty());
         assert_eq!(acc.message().unwrap()["parts"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn gemini_tool_call_failures_are_provider_errors() {
+        // A candidate that ended at a malformed function call: Gemini gives no part for it, and
+        // a `finishMessage` quoting what the model wrote. Read as a turn without calls, the app
+        // would take it for an empty answer; the provider said the turn failed.
+        let said = "Malformed function call: print(default_api.search(query=\"weather\"))";
+        let want = "Gemini error MALFORMED_FUNCTION_CALL: the model's function call was malformed, and Gemini gave no call for it: retry the turn (finishMessage: Malformed function call: print(default_api.search(query=\"weather\")))";
+        let candidate = json!({"content":{"role":"model","parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":said,"index":0});
+        let bare = json!({"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":said,"index":0});
+        let response = |c: &Value| json!({"candidates":[c],"usageMetadata":{"promptTokenCount":2595,"totalTokenCount":2595},"modelVersion":"gemini-2.5-flash","responseId":"r1"});
+        let detail = json!({"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":said});
+        for input in [response(&candidate), response(&bare), candidate.clone(), bare.clone(), json!([candidate]), json!([response(&bare)])] {
+            assert_eq!(provider_failure(parse_tool_calls(&input, CallFormat::Gemini, None)), (want.to_owned(), detail.clone()), "{input}");
+        }
+        // Without a finishMessage (as the Python SDK drops it), and each of the family.
+        for (reason, message) in [
+            ("MALFORMED_FUNCTION_CALL", "Gemini error MALFORMED_FUNCTION_CALL: the model's function call was malformed, and Gemini gave no call for it: retry the turn"),
+            ("UNEXPECTED_TOOL_CALL", "Gemini error UNEXPECTED_TOOL_CALL: the model called a tool the request did not enable (no tools given, or function calling mode NONE), and Gemini gave no call for it: retry the turn, with the tools enabled if it is to call them"),
+            ("TOO_MANY_TOOL_CALLS", "Gemini error TOO_MANY_TOOL_CALLS: the model called too many tools in a row, and Gemini ended the turn: retry the turn"),
+        ] {
+            let input = json!({"candidates":[{"finishReason":reason,"finishMessage":null,"index":0}]});
+            assert_eq!(provider_failure(parse_tool_calls(&input, CallFormat::Gemini, None)), (message.to_owned(), json!({"finishReason":reason})), "{reason}");
+        }
+        // A long finishMessage is cut in the message, and whole in `providerError`.
+        let long = format!("Malformed function call: write(content=\"{}\")", "x".repeat(5000));
+        let (message, detail) = provider_failure(parse_tool_calls(&json!({"candidates":[{"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":long}]}), CallFormat::Gemini, None));
+        assert!(message.len() < 700 && message.ends_with("… (5042 characters in all))"), "{message}");
+        assert_eq!(detail["finishMessage"], json!(long));
+        // Calls beside it are left out, and said so: a turn that failed is retried whole, not
+        // run in part. A call still streaming when it ended counts too.
+        let with_calls = json!({"candidates":[{"content":{"role":"model","parts":[{"text":"Let me look."},{"functionCall":{"name":"a","args":{}},"thoughtSignature":"c2ln"},{"functionCall":{"name":"b","willContinue":true}}]},"finishReason":"MALFORMED_FUNCTION_CALL"}]});
+        let (message, _) = provider_failure(parse_tool_calls(&with_calls, CallFormat::Gemini, None));
+        assert_eq!(message, "Gemini error MALFORMED_FUNCTION_CALL: the model's function call was malformed, and Gemini gave no call for it: retry the turn; the turn's 2 other calls are left out too: a turn that failed is retried whole");
+        // Another candidate's failure is not the turn read's; other finish reasons give no calls.
+        let other = json!({"candidates":[{"index":0,"content":{"parts":[{"functionCall":{"name":"a","args":{}}}]},"finishReason":"STOP"},{"index":1,"finishReason":"MALFORMED_FUNCTION_CALL"}]});
+        assert_eq!(parse_tool_calls(&other, CallFormat::Gemini, None).unwrap().len(), 1);
+        for reason in ["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "OTHER", "FINISH_REASON_UNSPECIFIED", "MALFORMED_RESPONSE"] {
+            assert!(parse_tool_calls(&json!({"candidates":[{"finishReason":reason,"index":0}]}), CallFormat::Gemini, None).unwrap().is_empty(), "{reason}");
+        }
+
+        // Streamed: the chunk that ends the candidate throws, as the provider's error event does;
+        // the text before it stays in the turn, and a call it released comes with `finish`.
+        let text = json!({"candidates":[{"content":{"role":"model","parts":[{"text":"I'll search for that."}]},"index":0}],"responseId":"r1"});
+        let end = json!({"candidates":[{"content":{"role":"model","parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":said,"index":0}],"usageMetadata":{"promptTokenCount":2595},"responseId":"r1"});
+        let stream_want = want.replacen("Gemini error", "Gemini stream error", 1);
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert!(push(&mut acc, &text, None).is_empty());
+        assert_eq!(provider_failure(acc.push(&end, None)), (stream_want.clone(), detail_of(said)));
+        assert!(acc.finish(None).unwrap().is_empty());
+        assert_eq!(acc.message().unwrap(), json!({"role":"model","parts":[{"text":"I'll search for that."}]}));
+        // As SSE text, and as the JSON array of a stream without `alt=sse`.
+        let sse = format!("data: {text}\r\n\r\ndata: {end}\r\n\r\n");
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(provider_failure(acc.push_text(&sse, None)).0, stream_want);
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(provider_failure(acc.push(&json!([text, end]), None)).0, stream_want);
+        // A call before it: the first, held for a signature that may follow, is released by the
+        // end, and given by `finish` (what a push that throws completed comes next).
+        let call = json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"a","args":{"q":1}}}]},"index":0}],"responseId":"r1"});
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert!(push(&mut acc, &call, None).is_empty());
+        assert_eq!(provider_failure(acc.push(&end, None)).0, stream_want);
+        assert_eq!(acc.finish(None).unwrap().iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a"]);
+        // A call streaming its arguments (Vertex) when it ended is cut short, as at MAX_TOKENS.
+        let chunks = vertex_chunks(true);
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        for c in &chunks[..4] {
+            push(&mut acc, c, None);
+        }
+        let e = acc.push(&json!({"candidates":[{"index":0,"finishReason":"MALFORMED_FUNCTION_CALL"}]}), None).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::ProviderError, "Gemini stream error MALFORMED_FUNCTION_CALL: the model's function call was malformed, and Gemini gave no call for it: retry the turn"));
+        let out = acc.finish(None).unwrap();
+        assert_eq!(out[0].error.as_ref().unwrap().message, "the arguments of \"get_weather\" are incomplete: the response ended (MALFORMED_FUNCTION_CALL) while they were still streaming (willContinue)");
+        // The accumulator goes on: the retried turn's stream (another responseId) is read afresh.
+        let retried = json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"search","args":{"query":"weather"}},"thoughtSignature":"c2ln"}]},"finishReason":"STOP","index":0}],"responseId":"r2"});
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        push(&mut acc, &text, None);
+        assert!(acc.push(&end, None).is_err());
+        assert_eq!(push(&mut acc, &retried, None).iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["search"]);
+        assert_eq!(acc.message().unwrap()["parts"].as_array().unwrap().len(), 1);
+    }
+
+    /// The `providerError` of a candidate that ended at a malformed function call.
+    fn detail_of(said: &str) -> Value {
+        json!({"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":said})
     }
 
     /// An Anthropic stream as it comes over the wire (the Messages streaming docs' example, with

@@ -731,6 +731,38 @@ test("provider errors: an error body or a stream's error event throws PROVIDER_E
   assert.deepEqual(bedrock.push({ messageStop: { stopReason: "tool_use" } }).map((c) => c.id), ["tu_1"]);
 });
 
+test("Gemini and Vertex: a candidate that ended at a malformed or unexpected tool call throws PROVIDER_ERROR, not []", () => {
+  const finishMessage = "Malformed function call: print(default_api.search(query='weather'))";
+  const ended = { finishReason: "MALFORMED_FUNCTION_CALL", finishMessage, index: 0 };
+  const response = { candidates: [ended], usageMetadata: { promptTokenCount: 2595, totalTokenCount: 2595 }, modelVersion: "gemini-2.5-flash", responseId: "r1" };
+  const message = `Gemini error MALFORMED_FUNCTION_CALL: the model's function call was malformed, and Gemini gave no call for it: retry the turn (finishMessage: ${finishMessage})`;
+  for (const provider of ["gemini", "vertex"]) {
+    for (const input of [response, ended, response.candidates, JSON.stringify(response)]) {
+      assert.throws(() => tw.parseToolCalls(input, provider), (e) => e instanceof tw.ToolwireError && e.code === "PROVIDER_ERROR" && e.message === message
+        && e.providerError.finishReason === "MALFORMED_FUNCTION_CALL" && e.providerError.finishMessage === finishMessage, provider);
+    }
+  }
+  for (const reason of ["UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"]) {
+    assert.throws(() => tw.parseToolCalls({ candidates: [{ finishReason: reason }] }, "gemini"), (e) => e.code === "PROVIDER_ERROR" && e.message.startsWith(`Gemini error ${reason}: `) && e.providerError.finishReason === reason);
+  }
+  assert.deepEqual(tw.parseToolCalls({ candidates: [{ finishReason: "SAFETY", index: 0 }] }, "gemini"), [], "another finish reason without calls");
+  // Streamed: the chunk that ends it throws; the text before it stays in the turn, a call before it comes.
+  const acc = new tw.ToolCallAccumulator("vertex");
+  const sse = (v) => `data: ${JSON.stringify(v)}\r\n\r\n`;
+  assert.deepEqual(acc.push(sse({ candidates: [{ content: { role: "model", parts: [{ text: "Let me look." }, { functionCall: { name: "a", args: {} } }] }, index: 0 }], responseId: "r1" })), []);
+  let error;
+  try {
+    acc.push(sse({ ...response, candidates: [{ ...ended, content: { role: "model", parts: [] } }] }));
+  } catch (e) {
+    error = e;
+  }
+  assert.equal(error?.code, "PROVIDER_ERROR");
+  assert.equal(error.message, message.replace("Gemini error", "Gemini stream error"));
+  assert.deepEqual(error.providerError, { finishReason: "MALFORMED_FUNCTION_CALL", finishMessage });
+  assert.deepEqual(acc.finish().map((c) => c.tool), ["a"]);
+  assert.deepEqual(acc.message(), { role: "model", parts: [{ text: "Let me look." }, { functionCall: { name: "a", args: {} } }] });
+});
+
 test("ToolCallAccumulator.message(): the model's turn, as each provider wants it back", () => {
   const sse = (events) => events.map((e) => `event: ${e.type ?? "message"}\ndata: ${JSON.stringify(e)}\n\n`).join("");
   // Anthropic, from the HTTP body's text in small pieces: thinking with its signature, text, two calls.
