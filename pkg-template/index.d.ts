@@ -2165,11 +2165,11 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * (`prepareArguments`' enum values for Gemini, strict mode's nulls) are not applied, as the prompt made none. Without a
  * map, names and arguments are given as the model wrote them.
  *
- * ```js
+ * ```ts
  * const system = toolsSystemPrompt(tools, { server: "docs" });
  * const map = NameMap.fromTools(tools, "openai", { server: "docs" });
  * const { calls, text } = parseTextToolCalls(reply, map);
- * const results = await Promise.all(calls.map((c) => c.error ? { content: [{ type: "text", text: c.error.message }], isError: true } : client.callTool(c.tool, c.arguments)));
+ * const results: McpCallToolResult[] = await Promise.all(calls.map((c) => c.error ? { content: [{ type: "text", text: c.error.message }], isError: true } : client.callTool(c.tool, c.arguments)));
  * messages.push({ role: "assistant", content: reply }, { role: "user", content: textToolResults(results) });
  * ```
  */
@@ -2267,7 +2267,21 @@ export class PermissionPolicy {
 export type FetchLike = (
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string; signal?: Signal; redirect: "manual" | "follow" },
-) => Promise<Resp>;
+) => Promise<FetchResponse>;
+
+/**
+ * What the client reads of what a {@link FetchLike} resolves to: its `status` and `type`, the headers it needs
+ * (`headers.get(name)`), and its `body` through `body.getReader()` (or `arrayBuffer()` where there is no body stream).
+ * The global `Response` has it, and so has the `Response` of another fetch (the `undici` package's, whose type is not
+ * the global one's, node-fetch's), as this type names nothing more.
+ */
+export interface FetchResponse {
+  readonly status: number;
+  readonly type?: string;
+  readonly headers: { get(name: string): string | null };
+  readonly body: unknown;
+  arrayBuffer?(): Promise<unknown>;
+}
 
 /**
  * Options of {@link McpClient}. A key not named here is `INVALID_OPTIONS`, with the one meant; so is `url`: the
@@ -3165,7 +3179,11 @@ export class McpClient {
   readonly instructions: string | undefined;
   /** The protocol version the handshake settled on (`"2025-11-25"`...). `undefined` before `connect()`. */
   readonly protocolVersion: string | undefined;
-  /** Over the deprecated HTTP+SSE transport (which has no session header): its endpoint's `sessionId`, or one of toolwire's. */
+  /**
+   * The session's id: the `Mcp-Session-Id` the server issued (Streamable HTTP); over the deprecated HTTP+SSE transport,
+   * which has no session header, its endpoint's `sessionId`, or one of toolwire's. `undefined` before `connect()`, with
+   * a server that issued none, and with a 2026-07-28 server (that revision has no sessions).
+   */
   readonly sessionId: string | undefined;
   /** The MCP transport spoken (see `transport` in the options); `undefined` before the first handshake with `"auto"`. */
   readonly transport: "streamable-http" | "sse" | undefined;

@@ -37,6 +37,10 @@ declare global {
   // The app's own.
   /** A model without native tool calling: the text of its reply to the system prompt and the messages. */
   function complete(system: string, messages: { role: string; content: string }[]): Promise<string>;
+  /** A model's reply as text (index.d.ts's examples), an MCP client, and the app's running of a call. */
+  const reply: string;
+  const client: toolwire.McpClient;
+  function run(call: toolwire.ToolCall<toolwire.JsonObject>): void;
   const url: string;
   const githubUrl: string;
   const token: string;

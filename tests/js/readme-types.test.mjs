@@ -49,14 +49,29 @@ function examples() {
       out.push({ ...b, readme, name, skipped, browser: !NODE.test(b.code), node: !BROWSER.test(b.code) });
     }
   }
+  // The examples of index.d.ts's doc comments (what an editor shows on hover), with the names they use imported.
+  const dts = readFileSync(join(repo, "pkg-template", "index.d.ts"), "utf8").replace(/^\s*\* ?/gm, "");
+  for (const b of codeBlocks(dts)) {
+    if (!LANGS.has(b.lang)) continue;
+    const used = DTS_NAMES.filter((n) => new RegExp(`\\b${n}\\b`).test(b.code));
+    const code = `import { ${used.join(", ")} } from "toolwire";\n${b.code}`;
+    out.push({ ...b, code, readme: "index.d.ts", name: `index_d_ts_L${b.line}.ts`, skipped: false, browser: true, node: true });
+  }
   return out;
 }
+
+/** What the doc comments' examples take from the package without importing it. */
+const DTS_NAMES = ["toolsSystemPrompt", "NameMap", "parseTextToolCalls", "textToolResults", "ToolCallAccumulator", "McpCallToolResult", "parseToolCalls", "toolResultMessage"];
 
 const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
 const root = join(repo, "target", "readme-types");
 
-/** Type-checks `files` (name → text) in a directory of its own under target/, where `toolwire` is pkg/. */
-function typecheck(dir, browser, files) {
+/**
+ * Type-checks `files` (name → text) in a directory of its own under target/, where `toolwire` is pkg/. `undici`:
+ * checked against the `undici` package's own types (node_modules has one for the test servers), with the DOM library
+ * and Node's together, as an app with both has them; else `undici` is undici-types (see below).
+ */
+function typecheck(dir, browser, files, undici = false) {
   const at = join(root, dir);
   rmSync(at, { recursive: true, force: true });
   mkdirSync(join(at, "node_modules"), { recursive: true });
@@ -69,14 +84,14 @@ function typecheck(dir, browser, files) {
     target: "es2022",
     module: "esnext",
     moduleResolution: "bundler",
-    lib: browser ? ["es2022", "dom", "dom.iterable", "dom.asynciterable"] : ["es2022"],
-    types: browser ? [] : ["node"],
+    lib: browser || undici ? ["es2022", "dom", "dom.iterable", "dom.asynciterable"] : ["es2022"],
+    types: browser && !undici ? [] : ["node"],
     typeRoots: [join(repo, "node_modules", "@types")],
     skipLibCheck: true,
     // `npm i undici` gives the undici whose types @types/node carries (undici-types, published with it); the one
     // node_modules has for the test servers is older, and its `Agent` is no `Dispatcher` of @types/node's.
     // `@openai/agents` is `@openai/agents-core` and the OpenAI model's package: its `tool()` is the core's.
-    paths: { undici: [join(repo, "node_modules", "undici-types")], "@openai/agents": [join(repo, "node_modules", "@openai", "agents-core")] },
+    paths: { undici: [join(repo, "node_modules", undici ? "undici" : "undici-types")], "@openai/agents": [join(repo, "node_modules", "@openai", "agents-core")] },
   };
   writeFileSync(join(at, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["readme-prelude.d.ts", ...Object.keys(files)] }, null, 1));
   const r = spawnSync(process.execPath, [tsc, "-p", at], { encoding: "utf8" });
@@ -99,6 +114,12 @@ test("README examples: every JS/TS block type-checks under --strict against the 
     // Each error names its README and line: `README_md_L88.ts(3,5)` is line 88 + 3 of README.md.
     assert.equal(status, 0, `${browser ? "browser" : "Node"} examples:\n${output}`);
   }
+  // A fetch of the undici package resolves to undici's own Response, whose type is not the global one's (nor that
+  // of @types/node's undici-types): the client's `fetch` option takes it all the same.
+  const undiciBlocks = all.filter((b) => !b.skipped && /from "undici"/.test(b.code));
+  assert.ok(undiciBlocks.length >= 2, `undici examples: ${undiciBlocks.length}`);
+  const { status, output } = typecheck("undici", false, Object.fromEntries(undiciBlocks.map((b) => [b.name, asModule(b.code)])), true);
+  assert.equal(status, 0, `examples with the undici package's own types:\n${output}`);
 });
 
 test("README examples: the check fails for an example that does not type-check", () => {
