@@ -999,8 +999,8 @@ export function convertMcpTools<P extends ProviderName>(tools: readonly McpTool[
  * and column and the number as written); in an object given to {@link convertMcpTools} it is already `Infinity`, which JSON makes `null`: a
  * numeric keyword holding it (`maximum`, `minLength`...: no bound) is removed as a value of the wrong kind
  * (`schema/bad-keyword-value`), and anywhere else (`default`, `enum`, `const`, `examples`, where `null` is a value)
- * `Infinity`, `NaN` or an invalid `Date` is `INVALID_JSON` naming its place (`tool at index 1.inputSchema.properties.n.default is
- * Infinity`), that tool a `tool/invalid` problem of {@link checkTools}; {@link toolsSystemPrompt} and
+ * `Infinity`, `NaN` (boxed too: `new Number(NaN)`) or an invalid `Date` is `INVALID_JSON` naming its place (`tool at index
+ * 1.inputSchema.properties.n.default is Infinity`), that tool a `tool/invalid` problem of {@link checkTools}; {@link toolsSystemPrompt} and
  * {@link processJsonSchema} refuse it too. (An {@link McpClient}
  * reads one in a server's message as the largest double of its sign instead, so that it does not cost the listing.)
  * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes. A string result

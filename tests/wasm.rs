@@ -94,6 +94,31 @@ fn bad_inputs_are_typed_errors_and_the_module_survives() {
     assert!(msg.contains("deep") && msg.contains("/properties/a"), "{msg}");
 }
 
+/// The message of an export's error as JS receives it.
+fn message<E: Clone + Into<JsValue>>(err: &E) -> String {
+    Reflect::get(&err.clone().into(), &"message".into()).unwrap().as_string().unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+fn boxed_numbers_are_the_numbers_they_hold() {
+    let tool = |extra: &str| js_sys::eval(&format!(r#"[{{name:"t",inputSchema:{{type:"object",properties:{{n:{{type:"number",{extra}}}}}}}}}]"#)).unwrap();
+    // A boxed Infinity where its null would be taken as a value: refused, as Infinity is.
+    for (extra, words) in [("default:new Number(Infinity)", ".default is Infinity,"), ("enum:[1,Object(NaN)]", ".enum[1] is NaN,")] {
+        let err = convert_mcp_tools(tool(extra), "gemini".into(), JsValue::UNDEFINED).unwrap_err();
+        assert_eq!(code(&err), "INVALID_JSON");
+        assert!(message(&err).starts_with(&format!("tool at index 0.inputSchema.properties.n{words}")), "{}", message(&err));
+        let schema = Reflect::get(&Array::from(&tool(extra)).get(0), &"inputSchema".into()).unwrap();
+        assert_eq!(code(&process_json_schema_js(schema).unwrap_err()), "INVALID_JSON");
+        let report = check_tools(tool(extra), "gemini".into(), JsValue::UNDEFINED).unwrap();
+        assert!(text(&report).contains(r#""rule":"tool/invalid""#), "{}", text(&report));
+    }
+    // A bound given as a boxed Infinity is no bound, as Infinity is; a finite boxed number is its number.
+    let out = convert_mcp_tools(tool("maximum:new Number(Infinity),default:new Number(5)"), "openai".into(), JsValue::UNDEFINED).unwrap();
+    assert!(text(&out).contains(r#""n":{"type":"number","default":5}"#), "{}", text(&out));
+    // A boxed BigInt, which JSON.stringify cannot write: INVALID_JSON.
+    assert_eq!(code(&convert_mcp_tools(tool("default:Object(1n)"), "gemini".into(), JsValue::UNDEFINED).unwrap_err()), "INVALID_JSON");
+}
+
 #[wasm_bindgen_test]
 fn name_map_round_trip_and_arguments() {
     let tools = js(r#"[{"name":"b__c","serverName":"a"},{"name":"c","serverName":"a__b"},

@@ -71,6 +71,10 @@ extern "C" {
     fn assign_js(target: &JsValue, source: &JsValue) -> Caught<Option<JsValue>>;
     #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
     fn array_from_js(v: &JsValue) -> Caught<Option<Array>>;
+    #[wasm_bindgen(catch, js_namespace = ["Object", "prototype", "toString"], js_name = call)]
+    fn tag_js(o: &JsValue) -> Caught<Option<JsString>>;
+    #[wasm_bindgen(catch, js_namespace = ["String", "prototype", "valueOf"], js_name = call)]
+    fn string_data_js(o: &JsValue) -> Caught<Option<JsString>>;
 }
 
 thread_local! {
@@ -198,4 +202,16 @@ pub(crate) fn assign(target: &JsValue, source: &JsValue) -> Caught<JsValue> {
 /// `Array.from(v)`.
 pub(crate) fn array_from(v: &JsValue) -> Caught<Array> {
     Ok(array_from_js(v)?.unwrap_or_default())
+}
+
+/// `Object.prototype.toString.call(o)`: `[object Number]` for a boxed Number of any realm (the
+/// class its internal slot gives, unless a `Symbol.toStringTag` names another), `[object Object]`
+/// for a plain object; or what a getter of that tag or a Proxy's trap threw.
+pub(crate) fn tag(o: &JsValue) -> Caught<Option<JsString>> {
+    tag_js(o)
+}
+
+/// `String.prototype.valueOf.call(o)`: the string a boxed String holds; it throws for anything else.
+pub(crate) fn string_data(o: &JsValue) -> Caught<Option<JsString>> {
+    string_data_js(o)
 }

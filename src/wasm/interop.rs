@@ -19,8 +19,8 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
 }
 
 /// [`from_js`] for a value sent on as JSON (a schema, a list of tools), but one holding a number
-/// JSON cannot hold (`Infinity`, `NaN`), which `JSON.stringify` writes as `null` (and a
-/// `default` or an `enum` may be `null`), is `INVALID_JSON` naming its place.
+/// JSON cannot hold (`Infinity`, `NaN`, boxed or not), which `JSON.stringify` writes as `null`
+/// (and a `default` or an `enum` may be `null`), is `INVALID_JSON` naming its place.
 pub(crate) fn from_js_finite(v: &JsValue, what: &str) -> Result<Value> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
@@ -53,11 +53,11 @@ const NUMBER_KEYWORDS: [&str; 13] = [
 const VALUE_KEYWORDS: [&str; 6] = ["default", "const", "enum", "examples", "_meta", "annotations"];
 
 /// The first `null` of `text`, `v`'s JSON, that stands for a number JSON cannot hold in `v`
-/// (`Infinity`, `NaN`), where `null` would be taken for the caller's (a `default`, an `enum`
-/// value; not a schema's [`NUMBER_KEYWORDS`], reported where it is `null`): its place (`.a[1]`)
-/// and what it is. Only the `null`s of `text` are looked up in `v`, each from its container,
-/// read once (the containers on the way are read once each too): a few crossings a `null`, and
-/// text without one costs a search of it.
+/// (`Infinity`, `NaN`, boxed as `new Number(NaN)` too; an invalid Date), where `null` would be
+/// taken for the caller's (a `default`, an `enum` value; not a schema's [`NUMBER_KEYWORDS`],
+/// reported where it is `null`): its place (`.a[1]`) and what it is. Only the `null`s of `text`
+/// are looked up in `v`, each from its container, read once (the containers on the way are read
+/// once each too): a few crossings a `null`, and text without one costs a search of it.
 pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, String)> {
     #[derive(Clone, Copy)]
     enum Step {
@@ -145,9 +145,18 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                     from += 1;
                 }
                 let found = containers[depth - 1].clone().flatten().and_then(|c| read(&c, text, path[depth - 1]));
-                // An invalid Date too, whose toJSON gives null.
-                let lossy = |n: &JsValue| n.as_f64().is_some_and(|n| !n.is_finite()) || n.dyn_ref::<js_sys::Date>().is_some_and(|d| d.get_time().is_nan());
-                if let Some(n) = found.filter(lossy) {
+                // What it is in words: a number JSON cannot hold, a boxed one (`new Number(NaN)`),
+                // an invalid Date, whose toJSON gives null.
+                let lossy = |n: JsValue| match n.as_f64() {
+                    Some(x) => (!x.is_finite()).then(|| describe_js(&n)),
+                    None if !n.is_object() => None,
+                    None if n.dyn_ref::<js_sys::Date>().is_some_and(|d| d.get_time().is_nan()) => Some("an invalid Date".owned()),
+                    None => match unboxed(&n) {
+                        Some(Unboxed::Number(x)) if !x.is_finite() => Some(describe_js(&JsValue::from_f64(x))),
+                        _ => None,
+                    },
+                };
+                if let Some(what) = found.and_then(lossy) {
                     let keys: Vec<Option<String>> = path.iter().map(|&s| if let Step::Key(s, e) = s { key_of(text, s, e) } else { None }).collect();
                     let bound = keys.last().cloned().flatten().is_some_and(|k| NUMBER_KEYWORDS.contains(&k.as_str()))
                         && !keys[..depth - 1].iter().flatten().any(|k| VALUE_KEYWORDS.contains(&k.as_str()));
@@ -159,7 +168,6 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                                 (_, k) => at.push_str(&key_place(k.as_deref().unwrap_or_default())),
                             }
                         }
-                        let what = if n.is_object() { "an invalid Date".owned() } else { describe_js(&n) };
                         return Some((at, what));
                     }
                 }
@@ -244,8 +252,9 @@ fn key_place(k: &str) -> String {
 }
 
 /// The first value inside `v` (where it is read as JSON: arrays, and objects without `toJSON`)
-/// that `JSON.stringify` writes as `null` or `{}` though it is neither: `NaN`, `Infinity`, an
-/// invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an Error). Its
+/// that `JSON.stringify` writes as `null` or `{}` though it is neither: `NaN`, `Infinity` (boxed
+/// or not), an invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an
+/// Error), but a boxed primitive (`new Boolean(true)`), written as the primitive. Its
 /// place (`.a[1]`), what it is, and what JSON makes it. `numbers`: only the numbers. Walked
 /// without recursion (the value may nest as deep as JSON.stringify reaches).
 fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'static str)> {
@@ -277,9 +286,18 @@ fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'stat
             continue;
         }
         let Ok(entries) = entries_of(&v) else { continue };
-        // The whole value was looked at by the caller (an empty object of a class is refused there).
-        if !numbers && entries.length() == 0 && !at.is_empty() && class_name(&v).is_some() {
-            return Some((at, describe_js(&v), "{}"));
+        // An object of a class without keys: a boxed primitive (`new Number(NaN)`, `new
+        // Boolean(true)`), which JSON writes as the primitive it holds, or one JSON makes `{}`.
+        if entries.length() == 0 && class_name(&v).is_some() {
+            match unboxed(&v) {
+                Some(Unboxed::Number(n)) if !n.is_finite() => return Some((at, describe_js(&JsValue::from_f64(n)), "null")),
+                Some(_) => continue,
+                None => {}
+            }
+            // The whole value was looked at by the caller (an empty object of a class is refused there).
+            if !numbers && !at.is_empty() {
+                return Some((at, describe_js(&v), "{}"));
+            }
         }
         for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {
             let (k, x) = entry_pair(&e);
@@ -348,6 +366,44 @@ extern "C" {
     /// `Object.prototype.hasOwnProperty.call(o, key)`, for an `o` that is no Proxy (which could throw).
     #[wasm_bindgen(js_namespace = ["Object", "prototype", "hasOwnProperty"], js_name = call)]
     fn has_own(o: &JsValue, key: &JsValue) -> bool;
+    /// `Number.prototype.valueOf.call(v)`: it throws for anything but a boxed Number.
+    #[wasm_bindgen(catch, js_namespace = ["Number", "prototype", "valueOf"], js_name = call)]
+    fn number_data(v: &JsValue) -> std::result::Result<f64, JsValue>;
+    /// `Boolean.prototype.valueOf.call(v)`: it throws for anything but a boxed Boolean.
+    #[wasm_bindgen(catch, js_namespace = ["Boolean", "prototype", "valueOf"], js_name = call)]
+    fn boolean_data(v: &JsValue) -> std::result::Result<bool, JsValue>;
+    /// `Number(v)`: ToNumber, as `JSON.stringify` reads a boxed Number (through its `valueOf`).
+    #[wasm_bindgen(catch, js_name = Number)]
+    fn to_number(v: &JsValue) -> std::result::Result<f64, JsValue>;
+}
+
+/// What `JSON.stringify` writes for a boxed primitive, as it writes the primitive.
+pub(crate) enum Unboxed {
+    /// A boxed Number (`new Number(x)`, `Object(x)`): the number JSON reads of it, which may be
+    /// one JSON cannot hold (written `null`).
+    Number(f64),
+    /// A boxed String or Boolean: the string or boolean it holds, JSON always.
+    Json,
+}
+
+/// `v` as `JSON.stringify` writes it if it is a boxed Number, String or Boolean of any realm
+/// (one without a `toJSON` method, which JSON would call instead); `None` for anything else. A
+/// boxed BigInt is none: `JSON.stringify` throws on it (a TypeError, `INVALID_JSON`) before this
+/// is asked. Its class is told by `Object.prototype.toString` (which reads the value's internal
+/// slot, without throwing): one crossing and its tag's text for any other object, and the
+/// slot's own test (which throws for anything else) only where the tag names a boxed class.
+pub(crate) fn unboxed(v: &JsValue) -> Option<Unboxed> {
+    if !v.is_object() {
+        return None;
+    }
+    let tag = caught::tag(v).ok()??.as_string()?;
+    let boxed = match tag.as_str() {
+        "[object Number]" => number_data(v).ok().map(|data| Unboxed::Number(to_number(v).unwrap_or(data))),
+        "[object String]" => caught::string_data(v).is_ok_and(|s| s.is_some()).then_some(Unboxed::Json),
+        "[object Boolean]" => boolean_data(v).ok().map(|_| Unboxed::Json),
+        _ => None,
+    }?;
+    (!get_loose(v, "toJSON").is_function()).then_some(boxed)
 }
 
 /// `Array.isArray(v)`, false for a revoked Proxy (the one value it throws on: what reads the value
@@ -795,9 +851,15 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// The message for a number JSON cannot hold (`NaN`, `Infinity`), which it would make `null`.
+/// The message for a number JSON cannot hold (`NaN`, `Infinity`, boxed or not), which it would
+/// make `null`.
 fn refuse_non_finite(v: &JsValue, at: &str) -> std::result::Result<(), String> {
-    match v.as_f64().filter(|n| !n.is_finite()) {
+    // A boxed Number (`new Number(Infinity)`) is the number JSON writes for it.
+    let n = v.as_f64().or_else(|| match unboxed(v) {
+        Some(Unboxed::Number(n)) => Some(n),
+        _ => None,
+    });
+    match n.filter(|n| !n.is_finite()) {
         None => Ok(()),
         Some(n) => {
             let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };

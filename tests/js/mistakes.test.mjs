@@ -756,3 +756,49 @@ test("a number JSON cannot hold (Infinity, NaN) in a tool is INVALID_JSON at its
   const contains = tw.convertMcpToolsDetailed([{ name: "c", inputSchema: { type: "object", properties: { a: { type: "array", contains: { type: "string" }, maxContains: Infinity } } } }], "openai");
   assert.ok(contains.report.tools[0].changes.some((c) => c.rule === "schema/bad-keyword-value" && c.path === "/properties/a/maxContains"), JSON.stringify(contains.report));
 });
+
+test("a boxed Number (new Number(Infinity)) is checked as the number it holds, a boxed String or Boolean written as its value", async () => {
+  const tool = (extra) => ({ name: "pick", inputSchema: { type: "object", properties: { n: { type: "number", ...extra } } } });
+  const place = (at) => at.replace(/[.[\]]/g, "\\$&");
+  for (const [extra, at, got] of [
+    [{ default: new Number(Infinity) }, ".default", "Infinity"],
+    [{ enum: [1, Object(NaN)] }, ".enum[1]", "NaN"],
+    [{ const: Object(-Infinity) }, ".const", "-Infinity"],
+    [{ examples: [[1, new Number(NaN)]] }, ".examples[0][1]", "NaN"],
+    [{ default: { maximum: new Number(Infinity) } }, ".default.maximum", "Infinity"],
+    [{ default: vm.runInNewContext("new Number(NaN)") }, ".default", "NaN"],
+  ]) {
+    const message = new RegExp(`^tool at index 0\\.inputSchema\\.properties\\.n${place(at)} is ${got}, a number JSON cannot hold \\(JSON\\.stringify writes null\\)`);
+    for (const provider of ["openai", "gemini", "anthropic"]) {
+      await refused(() => tw.convertMcpTools([tool(extra)], provider), "INVALID_JSON", message);
+      await refused(() => tw.NameMap.fromTools([tool(extra)], provider), "INVALID_JSON", message);
+    }
+    const report = tw.checkTools([tool(extra)], "gemini");
+    assert.deepEqual(report.problems.map((p) => [p.path, p.rule]), [["/0", "tool/invalid"]]);
+    assert.match(report.problems[0].message, message);
+    await refused(() => tw.toolsSystemPrompt([tool(extra)]), "INVALID_JSON", new RegExp(`^tools\\[0\\]\\.inputSchema\\.properties\\.n${place(at)} is ${got}`));
+    await refused(() => tw.processJsonSchema(tool(extra).inputSchema), "INVALID_JSON", new RegExp(`^schema\\.properties\\.n${place(at)} is ${got}`));
+  }
+  // A schema's bound given boxed is the bound it holds: Infinity no bound, left out and reported; a finite one kept.
+  const bound = tw.convertMcpToolsDetailed([tool({ maximum: new Number(Infinity), minimum: new Number(0) })], "openai");
+  assert.deepEqual(bound.tools[0].function.parameters.properties.n, { type: "number", minimum: 0 });
+  assert.ok(bound.report.tools[0].changes.some((c) => c.rule === "schema/bad-keyword-value" && c.path === "/properties/n/maximum"));
+  // What JSON writes of a finite boxed Number, a boxed String or Boolean is taken as ever.
+  const kept = tw.convertMcpTools([tool({ default: new Number(5), examples: [new String(""), new Boolean(false), null] })], "openai");
+  assert.equal(JSON.stringify(kept[0].function.parameters.properties.n), '{"type":"number","default":5,"examples":["",false,null]}');
+  // A tool call's arguments and the options are held to the same: the number a box holds.
+  const map = tw.NameMap.fromTools([{ name: "t", inputSchema: { type: "object", properties: { x: {}, y: {}, z: {}, w: {} } } }], "openai");
+  await refused(() => map.prepareArguments("t", { x: new Number(NaN) }), "INVALID_ARGUMENTS", /^arguments\.x is NaN, which JSON makes null/);
+  assert.deepEqual(map.prepareArguments("t", { x: new Number(5), y: null, z: new Boolean(false), w: new String("") }), { x: 5, y: null, z: false, w: "" });
+  await refused(() => tw.convertMcpTools([tool({})], "openai", { limits: { maxDepth: new Number(Infinity) } }), "INVALID_OPTIONS", /^options\.limits\.maxDepth must be an integer from 1 to 128, got Infinity$/);
+  assert.equal(tw.convertMcpTools([tool({})], "openai", { limits: { maxDepth: new Number(8) } }).length, 1);
+  const gemini = { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "t", args: { a: new Number(Infinity) } } }] }, finishReason: "STOP", index: 0 }] };
+  assert.throws(() => tw.parseToolCalls(gemini, "gemini"), { code: "INVALID_INPUT", message: /^response\.candidates\[0\]\.content\.parts\[0\]\.functionCall\.args\.a is Infinity, a number JSON cannot hold/ });
+  // A boxed BigInt, which JSON.stringify cannot write: INVALID_JSON, as a BigInt is.
+  const big = tool({ default: Object(1n) });
+  await refused(() => tw.convertMcpTools([big], "gemini"), "INVALID_JSON", /^tool at index 0 cannot be represented as JSON: .*BigInt/);
+  assert.deepEqual(tw.checkTools([big], "gemini").problems.map((p) => [p.path, p.rule]), [["/0", "tool/invalid"]]);
+  await refused(() => tw.toolsSystemPrompt([big]), "INVALID_JSON", /BigInt/);
+  await refused(() => tw.processJsonSchema(big.inputSchema), "INVALID_JSON", /BigInt/);
+  await refused(() => map.prepareArguments("t", { x: Object(1n) }), "INVALID_JSON", /BigInt/);
+});
