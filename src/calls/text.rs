@@ -203,37 +203,14 @@ fn fence_open(before: &str) -> Option<usize> {
 /// The text after the `:` of the first `"name"` key at the top level of the object `block` starts
 /// with.
 fn name_value(block: &str) -> Option<&str> {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for (i, b) in block.bytes().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' if depth == 1 => {
-                let after = block[i..].strip_prefix("\"name\"").and_then(|a| a.trim_start().strip_prefix(':'));
-                if let Some(value) = after {
-                    return Some(value.trim_start());
-                }
-                in_string = true;
-            }
-            b'"' => in_string = true,
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return None;
-                }
-            }
-            _ => {}
-        }
+    let key = |i: usize, b: u8, depth: usize| {
+        let top = b == b'"' && depth == 1;
+        top.then(|| block[i..].strip_prefix("\"name\"").and_then(|a| a.trim_start().strip_prefix(':'))).flatten()
+    };
+    match scan_json(block, key) {
+        Scanned::Found(value) => Some(value.trim_start()),
+        Scanned::Closed(_) | Scanned::Unended => None,
     }
-    None
 }
 
 /// The length of the ``` fence that closes a code block `s` starts with, with the blanks after
@@ -393,6 +370,28 @@ fn object_end(s: &str) -> Option<usize> {
     if !s.starts_with('{') {
         return None;
     }
+    match scan_json(s, |_, b, _| (b == b'<').then_some(())) {
+        Scanned::Closed(i) => Some(i + 1),
+        Scanned::Found(()) | Scanned::Unended => None,
+    }
+}
+
+/// Where [`scan_json`] stopped.
+enum Scanned<T> {
+    /// What its `at` gave.
+    Found(T),
+    /// At the bracket of this index, which closes the first one opened.
+    Closed(usize),
+    /// At the end of the text.
+    Unended,
+}
+
+/// Reads JSON text from the start of `s` byte by byte, its strings (escapes and all) passed over
+/// and its brackets counted, up to the bracket closing the first one opened: `at(i, b, depth)`
+/// is asked of each other byte outside a string (a string's opening quote among them), `depth`
+/// the brackets open around it, and a `Some` it gives ends the read. Not a parser: what is no
+/// JSON is read on as far as these rules go.
+fn scan_json<T>(s: &str, mut at: impl FnMut(usize, u8, usize) -> Option<T>) -> Scanned<T> {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     for (i, b) in s.bytes().enumerate() {
         if in_string {
@@ -405,19 +404,22 @@ fn object_end(s: &str) -> Option<usize> {
             continue;
         }
         match b {
-            b'"' => in_string = true,
-            b'<' => return None,
             b'{' | b'[' => depth += 1,
             b'}' | b']' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return Some(i + 1);
+                    return Scanned::Closed(i);
                 }
             }
-            _ => {}
+            _ => {
+                if let Some(found) = at(i, b, depth) {
+                    return Scanned::Found(found);
+                }
+                in_string = b == b'"';
+            }
         }
     }
-    None
+    Scanned::Unended
 }
 
 /// The results of a turn's calls as the model without native tool calling reads them: one
@@ -644,6 +646,21 @@ mod tests {
         assert_eq!(ok(&call(r#"{"type":"function","name":"mcp__docs__echo"}"#)).2, &json!({}));
         // An unknown name stays the error.
         assert_eq!(call(r#"{"name":"nope","args":{}}"#).error.unwrap().code, "UNKNOWN_TOOL_NAME");
+    }
+
+    /// The scan under `object_end` and `name_value`: strings passed over whatever they hold (a
+    /// bracket, a `<`, an escaped quote, a last escaped backslash), brackets counted.
+    #[test]
+    fn the_json_scan_reads_strings_and_brackets_as_json_has_them() {
+        let s = r#"{"a":"}<]\\","b":[{"c":"\"}"}]} tail"#;
+        assert_eq!(object_end(s), Some(s.len() - " tail".len()));
+        assert_eq!(object_end(r#"{"a":1 <x>}"#), None, "a < outside a string: the next tag");
+        assert_eq!(object_end(r#"{"a":"x}"#), None, "not ended");
+        assert_eq!(object_end("[1]"), None, "no object");
+        assert_eq!(name_value(r#"{"a":"\\","name" : "x"}"#), Some(r#""x"}"#));
+        assert_eq!(name_value(r#"{"a":{"name":"in"},"b":["name"],"name":"top"}"#), Some(r#""top"}"#));
+        assert_eq!(name_value(r#"{"a":"\"name\": 1"} {"name":"next"}"#), None, "the object closes first");
+        assert_eq!(name_value(r#"{"a":"name"#), None, "not ended");
     }
 
     /// Only a non-empty JSON string is a broken block's name (escapes read); a number, an object or
