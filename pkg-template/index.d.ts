@@ -844,7 +844,8 @@ export class ToolwireError extends Error {
    * `ElicitResult` or `CreateMessageResult`, see {@link McpClientOptions.onRequest}) and not sent. */
   readonly answer?: JsonValue;
   /** `PROTOCOL`: the most inputs the client answers at once for one request (16), when a 2026-07-28 server's
-   * `inputRequests` asked for more. */
+   * `inputRequests` asked for more. `LIMIT_EXCEEDED`: the most resources a 2026-07-28 `listen()` asks for (256), when
+   * `request("resources/subscribe")` asked for one more. */
   readonly limit?: number;
   /** A 2026-07-28 request whose response stream ended before its response (a `tools/call` is not sent again: the
    * tool may have run; reads are sent again once before this error). */
@@ -907,8 +908,9 @@ export class ToolwireError extends Error {
   readonly server?: string;
   /**
    * The error `console.error` is given for a session renewed after it expired that could not be subscribed again to
-   * resources the app subscribed to (see {@link McpClient}): each of them, with why (`JSONRPC_ERROR` the server's
-   * refusal, `TIMEOUT`, `CAPABILITY_NOT_NEGOTIATED` when the server no longer declares `resources.subscribe`,
+   * resources the app subscribed to, or for those a 2026-07-28 server does not take (see {@link McpClient}): each of
+   * them, with why (`JSONRPC_ERROR` the server's refusal, `TIMEOUT`, `CAPABILITY_NOT_NEGOTIATED` when the server no
+   * longer declares `resources.subscribe` or its acknowledgement of `subscriptions/listen` leaves the resource out,
    * `LIMIT_EXCEEDED` past the 256 made again). The error's `code` is the first one's.
    */
   readonly lost?: { uri: string; code: ToolwireErrorCode; message: string }[];
@@ -2455,8 +2457,8 @@ export interface McpClientOptions {
   /**
    * The least severe server log messages wanted (`onLog`): asked with `logging/setLevel` after `initialize` (of
    * a server that declares `logging`; best effort), or in every request's `_meta` with 2026-07-28, whose servers
-   * send none for a request that does not ask. Default: the server's own choice (2025 revisions), none
-   * (2026-07-28).
+   * send none for a request that does not ask (and which has no `logging/setLevel`: `request()` refuses it).
+   * Default: the server's own choice (2025 revisions), none (2026-07-28).
    */
   logLevel?: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency" | undefined;
   /**
@@ -2948,8 +2950,23 @@ export interface McpCallOptions {
  * updated (`notifications/resources/updated`: what changed meanwhile is not known), and the tool, resource and
  * prompt lists as changed (see `listen()`). `connect()` and `close()` forget the subscriptions: a session the
  * app asks for is subscribed to nothing (a `connect()` during a renewal too: the renewal asks for none after it,
- * and one that had asked already is followed by a handshake of `connect()`'s own). A 2026-07-28 server has no
- * session to renew.
+ * and one that had asked already is followed by a handshake of `connect()`'s own).
+ * A 2026-07-28 server has no session, nor `resources/subscribe` and `unsubscribe`: the resources to hear of go in
+ * the filter of the `subscriptions/listen` that `listen()` sends (`resourceSubscriptions`). So
+ * `request("resources/subscribe", { uri })` and `request("resources/unsubscribe", { uri })` are not sent to such a
+ * server: once the capability check passes (`resources.subscribe` declared, else `CAPABILITY_NOT_NEGOTIATED` as in
+ * 2025), they change the client's subscriptions and resolve `{}`, as the server's empty result would (at most 256:
+ * one more is `LIMIT_EXCEEDED`; a `uri` that is not a string is `INVALID_INPUT`). A `listen()` under way is made
+ * again at once with the new filter (its stream closed, which cancels it in that revision, and a new one opened;
+ * no change announced for it); without one, the next `listen()` asks for them: as with a 2025 server, the
+ * updates come only while the client listens. The server's first message on the stream,
+ * `notifications/subscriptions/acknowledged` (which `onNotification` hears too), holds what it honors: a resource
+ * it leaves out (the SDK's servers honor them only when they declare `resources.subscribe`) is forgotten, and
+ * `console.error` says so as for a renewal, once. The subscriptions are the same whatever the revision: an
+ * `era: "auto"` renewal that finds the server turned to 2026-07-28 keeps them for the filter (those past 256, or
+ * all of them when that server does not declare `resources.subscribe`, are forgotten and told), and one that finds
+ * it back at a 2025 revision subscribes the new session to them; `connect()` and `close()` forget them in both
+ * revisions.
  * A stream belongs to the session it was opened on: once that session is
  * renewed (another request met its end) or ended by `connect()`, a call still reading a stream of it rejects at once
  * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run; a request that changes
@@ -2983,7 +3000,9 @@ export interface McpCallOptions {
  * string `method` is the server's error, `PROTOCOL`, before any input is asked. A timeout or an abort closes
  * the request's stream, which is what cancels it there (no `notifications/cancelled`). A stream that breaks
  * before the response is not resumed (the revision has no resumption): the request is sent again once, but not a
- * `tools/call`, which may have run (`PROTOCOL` with `streamBroken: true`). `listen()` is `subscriptions/listen`.
+ * `tools/call`, which may have run (`PROTOCOL` with `streamBroken: true`). `listen()` is `subscriptions/listen`, and
+ * subscriptions to resources go in its filter (above). `ping` and `logging/setLevel`, which the revision does not
+ * have either, reject `CAPABILITY_NOT_NEGOTIATED` unsent (the log level goes in every request's `_meta`: `logLevel`).
  */
 export class McpClient {
   /** A client of the server at `url`. Nothing is sent before `connect()`: a request before it is `NOT_CONNECTED`. */
@@ -3042,9 +3061,12 @@ export class McpClient {
    * with that `UNAUTHORIZED` error, one it refuses otherwise with `HTTP_STATUS` (a 404 `Session not found`, a 500),
    * one whose POST met no server with `NETWORK`.
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
-   * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
-   * stream ends (the tool list is then taken as changed, and `onToolListChanged` called, and so are the resource
-   * and prompt lists the server declared `listChanged` for: what changed in between is not known); it resolves
+   * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, and the updates of the
+   * resources subscribed to with `request("resources/subscribe")` (`resourceSubscriptions`, see {@link McpClient}),
+   * made again when its stream ends (the tool list is then taken as changed, and `onToolListChanged` called, and so
+   * are the resource and prompt lists the server declared `listChanged` for, and `onNotification` hears each
+   * resource subscribed to as updated: what changed in between is not known), and at once when the app subscribes
+   * or unsubscribes (its stream closed, announcing nothing); it resolves
    * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
@@ -3101,7 +3123,10 @@ export class McpClient {
   callTool(name: string, args?: JsonValue | { readonly [key: string]: unknown }, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**
    * Any other request, on the same session: `resources/list`, `resources/read`, `prompts/list`, `prompts/get`,
-   * `completion/complete`, `logging/setLevel`, `ping`... Resolves to its result; errors as `callTool`'s. A method
+   * `completion/complete`, `logging/setLevel`, `ping`... Resolves to its result; errors as `callTool`'s. With a
+   * 2026-07-28 server, which has none of them, `resources/subscribe` and `unsubscribe` are not sent but change the
+   * subscriptions `listen()` asks for, resolving `{}`, and `ping` and `logging/setLevel` reject
+   * `CAPABILITY_NOT_NEGOTIATED` unsent (see {@link McpClient}). A method
    * of a capability the server did not declare in the handshake (`resources`, `prompts`, `completions`,
    * `logging`, `tools`; `resources.subscribe` for `resources/subscribe` and `unsubscribe`) is not sent:
    * `CAPABILITY_NOT_NEGOTIATED`, with `capability` naming it. `initialize` is `connect()`'s, and `params` must
@@ -3118,7 +3143,7 @@ export class McpClient {
    * `blob` or image `data` that is not base64 as `atob` reads it; `completion.total` not an integer, `hasMore` not
    * a boolean, more than 100 `values`; a `nextCursor` that is not a string) is the server's error, `PROTOCOL` with
    * the `result`; fields past these are kept as they came. A subscription (`resources/subscribe`) is made again
-   * on a session renewed after it expired (see {@link McpClient}). `tools/call` is checked as `callTool` checks it
+   * on a session renewed after it expired, and kept across a change of revision (see {@link McpClient}). `tools/call` is checked as `callTool` checks it
    * (a task's creation, for
    * `params.task`, resolves as it came; a call with `params.task` that times out or is aborted before it came is
    * cancelled as `callTool`'s is, by `tasks/cancel` for the task its answer names, never `notifications/cancelled`). `params._meta`, in every revision, must be an object (or `null`: none)

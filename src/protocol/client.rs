@@ -72,7 +72,10 @@
 //! `inputResponses` and the `requestState` as given); a timeout or a cancellation closes the
 //! request's stream, which is what cancels it; a stream that breaks before the response is not
 //! resumed, the request is sent again (once; not a `tools/call`, which may have run);
-//! [`Client::listen`] is `subscriptions/listen`.
+//! [`Client::listen`] is `subscriptions/listen`, whose filter asks for the resources the app
+//! subscribed to: `resources/subscribe` and `unsubscribe`, which the revision does not have, are
+//! not sent but change the client's subscriptions ([`Client::subscribe_here`]); `ping` and
+//! `logging/setLevel`, which it does not have either, are refused unsent.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -533,8 +536,15 @@ pub struct Client<T: Transport, C: Clock> {
     on_connected: RefCell<Option<ConnectedHandler>>,
     /// The URIs of the session's `resources/subscribe` requests ([`Client::request_checked`])
     /// that the server accepted, less those unsubscribed since, in order: subscribed again on the
-    /// session a renewal brings (a new session has none). `connect()` and `close()` forget them.
+    /// session a renewal brings (a new session has none). With a 2026-07-28 server, which has no
+    /// such requests, those the app asked for by name ([`Client::subscribe_here`]), sent in
+    /// every `subscriptions/listen` filter instead (kept across a change of revision either way).
+    /// `connect()` and `close()` forget them.
     subscribed: RefCell<Vec<String>>,
+    /// Fired when `subscribed` changes by the app's asking (a 2026-07-28 subscription made or
+    /// ended by name, or forgotten by `connect()` and `close()`): a `subscriptions/listen` under
+    /// way is made again with the new filter ([`Client::subscribe`]).
+    subscriptions_changed: CloseSignal,
     /// How many times `connect()` and `close()` forgot `subscribed`: a renewal that sent them
     /// again meanwhile does not put back or report what was forgotten.
     subscriptions_forgotten: Cell<u64>,
@@ -944,7 +954,9 @@ pub const MAX_REFUSALS: usize = 256;
 
 /// At most this many `resources/subscribe` are sent again after a session renewal (the first
 /// subscribed; see `subscribed` in [`Client`]); those past them are lost, as refused ones are
-/// ([`Client::set_problem_handler`]).
+/// ([`Client::set_problem_handler`]). With a 2026-07-28 server, the most a `subscriptions/listen`
+/// filter asks for: a subscription past them is refused (`LIMIT_EXCEEDED`), and those past them
+/// when the server turns to that revision are lost.
 pub const MAX_RESUBSCRIBED: usize = 256;
 
 /// The JSON-RPC error code of a server request refused past [`MAX_SERVER_REQUESTS`]: of the range
@@ -1054,6 +1066,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_unauthorized: RefCell::new(None),
             on_connected: RefCell::new(None),
             subscribed: RefCell::new(Vec::new()),
+            subscriptions_changed: CloseSignal::default(),
             subscriptions_forgotten: Cell::new(0),
             resubscribed_forgotten: Cell::new(false),
             on_problem: RefCell::new(None),
@@ -1112,12 +1125,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         *self.on_notification.borrow_mut() = handler;
     }
 
-    /// Sets the handler told of what went wrong outside any call the app made: a session renewed
-    /// after it expired that could not be subscribed again to some of the resources the app
-    /// subscribed to (the server refused or did not answer `resources/subscribe`, or no longer
-    /// declares `resources.subscribe`), one error for the renewal naming them (`lost`: their
-    /// `uri`, `code` and `message`). They are forgotten: no `notifications/resources/updated`
-    /// will come for them, and a later renewal does not ask again. The JS host says it on
+    /// Sets the handler told of what went wrong outside any call the app made: resources the app
+    /// subscribed to that the server no longer takes, one error each time naming them (`lost`:
+    /// their `uri`, `code` and `message`). A session renewed after it expired that could not be
+    /// subscribed again to some (the server refused or did not answer `resources/subscribe`, or
+    /// no longer declares `resources.subscribe`); a handshake in 2026-07-28 (a renewal that found
+    /// the server speaking it) whose server does not declare `resources.subscribe`, or past
+    /// [`MAX_RESUBSCRIBED`]; a 2026-07-28 `subscriptions/listen` whose acknowledgement leaves some
+    /// out. They are forgotten: no `notifications/resources/updated` will come for them, and
+    /// neither a later renewal nor a later listening asks again. The JS host says it on
     /// `console.error`.
     pub fn set_problem_handler(&self, handler: Option<ProblemHandler>) {
         *self.on_problem.borrow_mut() = handler;
@@ -1125,8 +1141,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// `connect()` and `close()`: the session the app asks for next is subscribed to nothing.
     fn forget_subscriptions(&self) {
-        self.subscribed.borrow_mut().clear();
+        let had = !std::mem::take(&mut *self.subscribed.borrow_mut()).is_empty();
         self.subscriptions_forgotten.set(self.subscriptions_forgotten.get() + 1);
+        // A 2026-07-28 listening asks for them no more.
+        if had {
+            self.subscriptions_changed.fire();
+        }
     }
 
     /// Sets the handler for server requests other than `ping`; without one they are answered
@@ -1547,7 +1567,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.session_changed.fire();
         self.spoke_modern.set(false);
         if !forgotten && !lost.is_empty() {
-            let e = lost_subscriptions(&lost);
+            let e = lost_subscriptions(RENEWED_SESSION, &lost);
             if let Some(h) = self.on_problem.borrow().as_ref() {
                 h(&e);
             }
@@ -1622,7 +1642,38 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.session_gen.set(self.session_gen.get() + 1);
         self.session_changed.fire();
         self.spoke_modern.set(true);
+        // The app's subscriptions kept from before (a renewal's: `connect()` forgot them) go in
+        // the next `subscriptions/listen` filter; nothing is sent for them here. Those this server
+        // cannot take are lost, and told, as a renewed session's are.
+        self.resubscribed_forgotten.set(false);
+        let uris = self.subscribed.borrow().clone();
+        if !uris.is_empty() {
+            let lost = match self.missing_capability("resources/subscribe") {
+                Some(missing) => {
+                    let e = Error::new(ErrorCode::CapabilityNotNegotiated, format!("the server does not declare {missing}"));
+                    uris.into_iter().map(|uri| (uri, e.clone())).collect()
+                }
+                None => {
+                    let e = Error::new(ErrorCode::LimitExceeded, format!("at most {MAX_RESUBSCRIBED} subscriptions go in a subscriptions/listen"));
+                    uris.into_iter().skip(MAX_RESUBSCRIBED).map(|uri| (uri, e.clone())).collect()
+                }
+            };
+            self.lose_subscriptions(RENEWED_MODERN, lost);
+        }
         Ok(())
+    }
+
+    /// Forgets the subscriptions `lost` names, and tells the problem handler so, as `how` says
+    /// ([`lost_subscriptions`]).
+    fn lose_subscriptions(&self, how: &str, lost: Vec<(String, Error)>) {
+        if lost.is_empty() {
+            return;
+        }
+        self.subscribed.borrow_mut().retain(|u| !lost.iter().any(|(l, _)| l == u));
+        let e = lost_subscriptions(how, &lost);
+        if let Some(h) = self.on_problem.borrow().as_ref() {
+            h(&e);
+        }
     }
 
     /// What a listing of another server (or era) said of its tools.
@@ -1905,7 +1956,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// A request with the session, 404 re-initialization and one retry. A method of a
     /// capability the session's server did not declare (`Client::missing_capability`) is not
     /// sent (`CAPABILITY_NOT_NEGOTIATED`, `capability` naming it), told again for the session a
-    /// renewal brings.
+    /// renewal brings. With a 2026-07-28 server, `ping` and `logging/setLevel` are not sent either
+    /// (`CAPABILITY_NOT_NEGOTIATED`: the revision has neither), and `resources/subscribe` and
+    /// `unsubscribe` are the client's own ([`Client::subscribe_here`]).
     pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
         self.request_on_session(method, params, opts, Behalf::Own).await.map(|(v, _)| v)
     }
@@ -1955,6 +2008,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if !self.state.borrow().connected {
                 return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
             }
+            let modern = self.is_modern();
+            if let Some(why) = modern.then(|| not_modern(method)).flatten() {
+                return Err(Error::new(ErrorCode::CapabilityNotNegotiated, format!("{method} is no request of MCP 2026-07-28, which the server speaks, so it was not sent: {why}")));
+            }
             if let Some(capability) = self.missing_capability(method) {
                 return Err(Error::new(
                     ErrorCode::CapabilityNotNegotiated,
@@ -1963,9 +2020,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 .with_detail("capability", capability));
             }
             let gen = self.session_gen.get();
+            // 2026-07-28 has no `resources/subscribe` nor `unsubscribe`: the client's own.
+            if modern && matches!(method, "resources/subscribe" | "resources/unsubscribe") {
+                return self.subscribe_here(method, &params).map(|v| (v, gen));
+            }
             let ended = self.session_ended.generation.get();
             let id = self.new_id();
-            let modern = self.is_modern();
             let sent = self.with_meta(&params, opts.on_progress.is_some().then_some(&id));
             let headers = if modern { self.modern_headers(method, &sent)? } else { Vec::new() };
             let body = jsonrpc::request(&id, method, sent);
@@ -3697,8 +3757,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if let Some((ty, problem)) = request_result_problem(method, &result) {
             return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result is no {ty}: {problem}")).with_detail("result", result));
         }
-        // The session's subscriptions, made again on a renewed one (see `subscribed`). Not with a
-        // 2026-07-28 server: it has no session to renew.
+        // The session's subscriptions, made again on a renewed one (see `subscribed`). Not those
+        // of a 2026-07-28 server, which were not sent: `subscribe_here` kept them (the revision
+        // cannot have changed since, in the same poll).
         if let Some(uri) = uri.filter(|_| !self.is_modern()) {
             let mut subscribed = self.subscribed.borrow_mut();
             subscribed.retain(|u| *u != uri);
@@ -3707,6 +3768,42 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         }
         Ok(result)
+    }
+
+    /// 2026-07-28's `resources/subscribe` and `unsubscribe`, which the revision does not have
+    /// (its servers answer them -32601): the client's subscriptions (`subscribed`, at most
+    /// [`MAX_RESUBSCRIBED`]) are changed instead, and go in the `resourceSubscriptions` of
+    /// `subscriptions/listen`; one under way is made again with them ([`Client::subscribe`]).
+    /// `{}`, as the server's `EmptyResult` would be. A URI subscribed to already, or not
+    /// subscribed to, changes nothing.
+    fn subscribe_here(&self, method: &str, params: &Value) -> Result<Value> {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return Err(Error::new(ErrorCode::InvalidInput, format!("{method}: params.uri must be a string (the URI of the resource)")));
+        };
+        let mut subscribed = self.subscribed.borrow_mut();
+        let had = subscribed.iter().any(|u| u == uri);
+        match method {
+            "resources/subscribe" if had => {}
+            "resources/subscribe" if subscribed.len() >= MAX_RESUBSCRIBED => {
+                return Err(Error::new(
+                    ErrorCode::LimitExceeded,
+                    format!("{method}: the client holds {MAX_RESUBSCRIBED} subscriptions already, the most its subscriptions/listen asks for (MCP 2026-07-28): unsubscribe from one first"),
+                )
+                .with_detail("limit", MAX_RESUBSCRIBED));
+            }
+            "resources/subscribe" => {
+                subscribed.push(uri.to_owned());
+                drop(subscribed);
+                self.subscriptions_changed.fire();
+            }
+            _ if had => {
+                subscribed.retain(|u| u != uri);
+                drop(subscribed);
+                self.subscriptions_changed.fire();
+            }
+            _ => {}
+        }
+        Ok(Value::Object(Map::new()))
     }
 
     /// Whether `method` may be sent by name: not `initialize` (`connect()` does the handshake)
@@ -4410,10 +4507,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// The notifications a listening that missed what the server sent tells the handler of, since
     /// what changed in between is not known: the tool list changed; the resource and prompt lists
-    /// too when the server declared `listChanged` for them; with `resources`, each resource
-    /// subscribed on the session (`resources/updated`, a new session's subscriptions having been
-    /// made again by its handshake).
-    fn changes_unknown(&self, resources: bool) -> Vec<Incoming> {
+    /// too when the server declared `listChanged` for them; each resource subscribed to
+    /// (`resources/updated`: a new session's subscriptions having been made again by its
+    /// handshake, a 2026-07-28 subscription's filter asking for them).
+    fn changes_unknown(&self) -> Vec<Incoming> {
         let note = |method: &str, params: Value| Incoming::Notification { method: method.owned(), params };
         let mut changed = vec![note("notifications/tools/list_changed", Value::Object(Map::new()))];
         let caps = self.state.borrow().capabilities.clone().unwrap_or(Value::Null);
@@ -4422,10 +4519,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 changed.push(note(&format!("notifications/{family}/list_changed"), Value::Object(Map::new())));
             }
         }
-        if resources {
-            let uris = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect::<Vec<_>>();
-            changed.extend(uris.into_iter().map(|uri| note("notifications/resources/updated", object([("uri", uri.into())]))));
-        }
+        let uris = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect::<Vec<_>>();
+        changed.extend(uris.into_iter().map(|uri| note("notifications/resources/updated", object([("uri", uri.into())]))));
         changed
     }
 
@@ -4489,7 +4584,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     // handler hears so, see `changes_unknown`).
                     answers.clear();
                     (last_id, retry_ms, failed) = (None, None, 0);
-                    for changed in self.changes_unknown(true) {
+                    for changed in self.changes_unknown() {
                         drop(self.handle(&none, WHAT, changed, None, false, &on).await);
                     }
                 }
@@ -4631,23 +4726,38 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// 2026-07-28's [`Client::listen`]: `subscriptions/listen` for the changes of the tool, prompt
-    /// and resource lists, a stream (a POST's) read to its end and opened again (a new request,
-    /// no `Last-Event-ID`: the revision has no resumption) after 1 s, backing off while openings
-    /// fail, up to `max_retries` failures in a row (`PROTOCOL`). A subscription opened again
-    /// announces a changed tool list (to the notification handler too): what changed in between
-    /// is not known. At the first opening, 405 or -32601 (not offered) is `Ok(false)`, a JSON
-    /// result (the server ended it at once) `Ok(true)`, any other answer the server's error;
-    /// a response on the stream (it ended the subscription) ends it: `Ok(true)`, or its error,
-    /// and so does `notifications/cancelled` naming the subscription's request: `Ok(true)`.
+    /// and resource lists, and of the resources the app subscribed to (`resourceSubscriptions`,
+    /// when it subscribed to any: see [`Client::subscribe_here`]), a stream (a POST's) read to its
+    /// end and opened again (a new request, no `Last-Event-ID`: the revision has no resumption)
+    /// after 1 s, backing off while openings fail, up to `max_retries` failures in a row
+    /// (`PROTOCOL`). A subscription opened again announces a changed tool list (to the
+    /// notification handler too), and each resource subscribed to as updated: what changed in
+    /// between is not known. The app's subscriptions changed, the stream is closed (what cancels
+    /// a request in that revision) and the subscription made again at once with the new filter,
+    /// announcing nothing (nothing was missed). The server's acknowledgement
+    /// (`notifications/subscriptions/acknowledged`, which the notification handler hears too)
+    /// holds the part of the filter it honors: the resources it leaves out are forgotten, and the
+    /// problem handler told ([`Client::set_problem_handler`]). At the first opening, 405 or -32601
+    /// (not offered) is `Ok(false)`, a JSON result (the server ended it at once) `Ok(true)`, any
+    /// other answer the server's error; a response on the stream (it ended the subscription) ends
+    /// it: `Ok(true)`, or its error, and so does `notifications/cancelled` naming the
+    /// subscription's request: `Ok(true)`.
     async fn subscribe(&self) -> Result<bool> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
         let (mut failed, mut opened, mut reauthorized) = (0u32, false, Reauthorizations::default());
         let mut last_status = Got::default();
+        // The last stream was closed to make the subscription again with the app's new
+        // subscriptions: its reopening missed nothing, and announces nothing.
+        let mut refiltered = false;
         loop {
             // A handshake under way (a renewal, connect()) first: the subscription is the new session's.
             while self.reinitializing.get() {
                 self.reinitialized.wait().await;
+            }
+            // Closed (which forgets the subscriptions too): not made again.
+            if self.state.borrow().closed {
+                return Ok(true);
             }
             // The handshake spoke a 2025 revision (the auto era found the server redeployed as
             // one, at a request's refusal): that revision has no subscription but the standalone
@@ -4656,7 +4766,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 return Box::pin(self.listen_until_closed()).await;
             }
             let id = self.new_id();
-            let filter = object([("toolsListChanged", true.into()), ("promptsListChanged", true.into()), ("resourcesListChanged", true.into())]);
+            // The app's subscriptions as the filter asks for them: a change after this makes the
+            // subscription again.
+            let filtered = self.subscriptions_changed.generation.get();
+            let asked: Vec<String> = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect();
+            let mut filter = object([("toolsListChanged", true.into()), ("promptsListChanged", true.into()), ("resourcesListChanged", true.into())]);
+            if let (Value::Object(f), false) = (&mut filter, asked.is_empty()) {
+                f.put("resourceSubscriptions", Value::Array(asked.iter().map(|u| string(u)).collect()));
+            }
             let params = self.with_meta(&object([("notifications", filter)]), None);
             let headers = self.modern_headers(WHAT, &params)?;
             let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
@@ -4698,15 +4815,29 @@ impl<T: Transport, C: Clock> Client<T, C> {
             reauthorized = Reauthorizations::default();
             if let Some(mut body) = stream {
                 // A subscription opened again may have missed changes while there was none.
-                if opened {
-                    for changed in self.changes_unknown(false) {
+                if opened && !refiltered {
+                    for changed in self.changes_unknown() {
                         drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
                     }
                 }
-                (opened, failed) = (true, 0);
+                (opened, failed, refiltered) = (true, 0, false);
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 let mut held = Held::of(self.server.clone());
-                while let Some(Ok(chunk)) = body.next_chunk().await {
+                let changed = self.subscriptions_changed.wait_since(filtered);
+                pin_mut!(changed);
+                loop {
+                    let chunk = {
+                        let next = body.next_chunk();
+                        pin_mut!(next);
+                        match select(changed.as_mut(), next).await {
+                            Either::Left(_) => {
+                                refiltered = true;
+                                break;
+                            }
+                            Either::Right((c, _)) => c,
+                        }
+                    };
+                    let Some(Ok(chunk)) = chunk else { break };
                     let items = feed_held(&mut parser, &mut held, &chunk, WHAT)?;
                     for item in items {
                         let SseItem::Event(ev) = item else { continue };
@@ -4722,13 +4853,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 {
                                     return Ok(true)
                                 }
-                                msg => drop(self.handle(&none, WHAT, msg, None, false, &self.sent_on()).await),
+                                msg => {
+                                    if let Incoming::Notification { method, params } = &msg {
+                                        if method == "notifications/subscriptions/acknowledged" {
+                                            self.acknowledged(&id, &asked, filtered, params);
+                                        }
+                                    }
+                                    drop(self.handle(&none, WHAT, msg, None, false, &self.sent_on()).await)
+                                }
                             }
                         }
                     }
                 }
+                // Closed (dropped, which aborts its fetch) before the subscription is made again.
+                drop(body);
+                if refiltered {
+                    continue;
+                }
             } else {
                 failed += 1;
+                refiltered = false;
                 if failed > self.opts.max_retries {
                     return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, &last_status, false));
                 }
@@ -4736,6 +4880,28 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let delay = backoff_ms(failed);
             self.clock.sleep(delay).await;
         }
+    }
+
+    /// A 2026-07-28 subscription's acknowledgement (`notifications/subscriptions/acknowledged`:
+    /// the part of the filter the server honors): of the resources the filter asked for
+    /// (`asked`, the app's subscriptions as they were at `filtered`), those it leaves out are
+    /// forgotten, and told. Not when the app's subscriptions changed since (the subscription is
+    /// being made again, and its own acknowledgement tells), nor for one naming another
+    /// subscription (`subscriptionId`).
+    fn acknowledged(&self, id: &Id, asked: &[String], filtered: u64, params: &Value) {
+        let of = params.pointer("/_meta/io.modelcontextprotocol~1subscriptionId");
+        if asked.is_empty() || self.subscriptions_changed.generation.get() != filtered || of.is_some_and(|v| Id::from_value(v).as_ref() != Some(id)) {
+            return;
+        }
+        let honored = params.pointer("/notifications/resourceSubscriptions").and_then(Value::as_array);
+        let e = Error::new(ErrorCode::CapabilityNotNegotiated, "the server did not take it (it sends notifications/resources/updated only for those it acknowledges)");
+        let subscribed = self.subscribed.borrow().clone();
+        let lost = asked
+            .iter()
+            .filter(|u| subscribed.contains(u) && !honored.is_some_and(|h| h.iter().any(|x| x.as_str() == Some(u.as_str()))))
+            .map(|u| (u.clone(), e.clone()))
+            .collect();
+        self.lose_subscriptions(NOT_ACKNOWLEDGED, lost);
     }
 
     /// Ends the session: DELETE (405 is fine). The client can connect again afterwards, starting
@@ -4998,11 +5164,29 @@ impl Drop for ProgressToken<'_> {
     }
 }
 
-/// Resolves when the caller cancels (never without a cancellation). The caller's future is polled
-/// by reference, so one cancellation covers every wait of a call.
-/// The error a [`ProblemHandler`] is told of for the subscriptions a renewed session lost: the
-/// first one's code, the first few named in the message, each in `lost` (`{uri, code, message}`).
-fn lost_subscriptions(lost: &[(String, Error)]) -> Error {
+/// Why a request of the 2025 revisions is not sent to a 2026-07-28 server, which does not have
+/// it (and answers it -32601), when it has no equivalent there (see [`Client::subscribe_here`]).
+fn not_modern(method: &str) -> Option<&'static str> {
+    match method {
+        "ping" => Some("the revision has no ping (any request, a listing or server/discover, tells whether the server answers)"),
+        "logging/setLevel" => Some("the log level goes in each request's _meta in that revision: give the client's logLevel option"),
+        _ => None,
+    }
+}
+
+/// How a renewed session lost subscriptions ([`lost_subscriptions`]).
+const RENEWED_SESSION: &str = "the session was renewed (the server had forgotten the old one), but could not be subscribed again to";
+
+/// How a handshake in 2026-07-28 (a renewal that found the server speaking it) lost subscriptions.
+const RENEWED_MODERN: &str = "the client connected again, in MCP 2026-07-28 (the server speaks it now), but cannot keep";
+
+/// How a 2026-07-28 subscription's acknowledgement lost subscriptions.
+const NOT_ACKNOWLEDGED: &str = "the server's acknowledgement of subscriptions/listen (MCP 2026-07-28) leaves out";
+
+/// The error a [`ProblemHandler`] is told of for the subscriptions lost as `how` says (one of
+/// the texts above): the first one's code, the first few named in the message, each in `lost`
+/// (`{uri, code, message}`).
+fn lost_subscriptions(how: &str, lost: &[(String, Error)]) -> Error {
     const NAMED: usize = 5;
     let mut named: Vec<String> = lost.iter().take(NAMED).map(|(uri, e)| format!("{} ({})", crate::text::excerpt(uri, 200), crate::text::excerpt(&e.message, 200))).collect();
     if lost.len() > NAMED {
@@ -5012,7 +5196,7 @@ fn lost_subscriptions(lost: &[(String, Error)]) -> Error {
     Error::new(
         lost[0].1.code,
         format!(
-            "the session was renewed (the server had forgotten the old one), but could not be subscribed again to {} resource{} the app subscribed to: {}; no notifications/resources/updated will come for {}: request resources/subscribe again once the server has {}",
+            "{how} {} resource{} the app subscribed to: {}; no notifications/resources/updated will come for {}: request resources/subscribe again once the server has {}",
             lost.len(),
             if lost.len() == 1 { "" } else { "s" },
             named.join(", "),
@@ -5029,6 +5213,8 @@ fn cancelled_already(cancel: &mut Option<CancelFuture>) -> bool {
     cancel.as_mut().is_some_and(|c| futures_util::FutureExt::now_or_never(c.as_mut()).is_some())
 }
 
+/// Resolves when the caller cancels (never without a cancellation). The caller's future is polled
+/// by reference, so one cancellation covers every wait of a call.
 fn cancelled(cancel: &mut Option<CancelFuture>) -> impl Future<Output = ()> + Unpin + '_ {
     std::future::poll_fn(move |cx| match cancel.as_mut() {
         Some(c) => c.as_mut().poll(cx),

@@ -230,3 +230,51 @@ test("a server that fails a refresh keeps its tools and is not asked again at on
   assert.equal(errors[0]?.server, "gone");
   await hub.closeAll();
 });
+
+test("resources/subscribe and unsubscribe by name go in listen()'s subscriptions/listen filter: that resource's updates come, then none", async () => {
+  const [counter, hello] = ["test://counter", "test://hello"];
+  const heard = [];
+  let changed = 0;
+  const c = new t.McpClient(modern.url, { era: "modern", onToolListChanged: () => changed++, onNotification: (n) => heard.push(n) });
+  await c.connect();
+  const from = modern.stats().listens.length;
+  const filters = () => modern.stats().listens.slice(from).map((f) => f?.resourceSubscriptions ?? []);
+  const acked = (uris) =>
+    heard.some((n) => n.method === "notifications/subscriptions/acknowledged" && JSON.stringify(n.params.notifications?.resourceSubscriptions ?? []) === JSON.stringify(uris));
+  const updates = (uri) => heard.filter((n) => n.method === "notifications/resources/updated" && n.params.uri === uri).length;
+  const listening = c.listen();
+  assert.ok(await waitFor(() => acked([]), { timeoutMs: 5000 }), "the first subscription, for no resource");
+  assert.deepEqual(await c.request("resources/subscribe", { uri: counter }), {});
+  assert.ok(await waitFor(() => acked([counter]), { timeoutMs: 5000 }), "made again with the resource, which the server honors");
+  assert.deepEqual(filters(), [[], [counter]]);
+  await c.callTool("touch", { uri: counter });
+  assert.ok(await waitFor(() => updates(counter) === 1, { timeoutMs: 5000 }), "the resource's update comes");
+  assert.equal((await c.request("resources/read", { uri: counter })).contents[0].text, "1");
+  await c.request("resources/subscribe", { uri: hello });
+  await c.request("resources/unsubscribe", { uri: counter });
+  assert.ok(await waitFor(() => acked([hello]), { timeoutMs: 5000 }));
+  await c.callTool("touch", { uri: counter });
+  await c.callTool("touch", { uri: hello });
+  assert.ok(await waitFor(() => updates(hello) === 1, { timeoutMs: 5000 }), "the other resource's update comes");
+  assert.equal(updates(counter), 1, "none for the resource unsubscribed from (it would have come first)");
+  assert.deepEqual(filters().at(-1), [hello]);
+  assert.equal(changed, 0, "no changed tool list made up for the reopenings the subscriptions asked for");
+  const sent = modern.stats().requests.map((x) => x.method);
+  assert.ok(!sent.includes("resources/subscribe") && !sent.includes("resources/unsubscribe"), "2026-07-28 has neither: not sent");
+  await c.close();
+  assert.equal(await within(3000, listening, "listen() after close()"), true);
+});
+
+test("ping and logging/setLevel, which 2026-07-28 does not have, are refused unsent", async () => {
+  const c = new t.McpClient(modern.url, { era: "modern" });
+  await c.connect();
+  const before = modern.stats().requests.length;
+  const ping = await rejectsWith(c.request("ping"), "CAPABILITY_NOT_NEGOTIATED");
+  assert.match(ping.message, /^ping is no request of MCP 2026-07-28, which the server speaks, so it was not sent: the revision has no ping/);
+  const level = await rejectsWith(c.request("logging/setLevel", { level: "info" }), "CAPABILITY_NOT_NEGOTIATED");
+  assert.match(level.message, /the log level goes in each request's _meta in that revision: give the client's logLevel option/);
+  const noUri = await rejectsWith(c.request("resources/subscribe", {}), "INVALID_INPUT");
+  assert.match(noUri.message, /params\.uri must be a string/);
+  assert.equal(modern.stats().requests.length, before, "nothing sent");
+  await c.close();
+});

@@ -39,7 +39,12 @@
 //   cancelled_count {}             -> text "<n>" (slow calls cancelled so far)
 //   add_tool {}                    -> registers tool `added` (-> "added") for every later request and publishes
 //                                     notifications/tools/list_changed to open subscriptions/listen streams
-// Resource test://hello (text "hello"); prompt greet {name} -> user message "Hello, <name>!".
+//   touch {uri}                    -> publishes notifications/resources/updated for uri to the subscriptions/listen
+//                                     streams whose filter names it (resourceSubscriptions); test://counter's text
+//                                     is the number of touches of it
+// Resources test://hello (text "hello") and test://counter; prompt greet {name} -> user message "Hello, <name>!".
+// The server declares resources.subscribe (the SDK honors a filter's resourceSubscriptions only then); stats.listens
+// holds the filter (`params.notifications`) of each subscriptions/listen.
 
 import { createServer } from "node:http";
 import { realpathSync } from "node:fs";
@@ -82,6 +87,8 @@ function newStats() {
     confirm: [], // {round: "ask" | "answer", requestState, response}
     progress: [], // {progressToken, sent}
     addTool: 0,
+    touched: [], // the uri of each touch
+    listens: [], // the filter of each subscriptions/listen
     errors: [], // the SDK's onerror reports (rejections, failures)
   };
 }
@@ -120,6 +127,7 @@ export function startServer({ port = 0, era = "modern", responseMode, toolsTtlMs
     const request = ctx.requestInfo; // the web Request being served (for headers and the client-gone signal)
     const server = new McpServer(SERVER_INFO, {
       instructions: "toolwire test server for protocol revision 2026-07-28.",
+      capabilities: { resources: { subscribe: true } },
       ...(toolsTtlMs === undefined ? {} : { cacheHints: { "tools/list": { ttlMs: toolsTtlMs } } }),
     });
 
@@ -236,6 +244,19 @@ export function startServer({ port = 0, era = "modern", responseMode, toolsTtlMs
       },
     );
 
+    server.registerTool(
+      "touch",
+      {
+        description: "Announces notifications/resources/updated for uri (to the subscriptions that name it)",
+        inputSchema: fromJsonSchema({ type: "object", properties: { uri: { type: "string" } }, required: ["uri"] }),
+      },
+      async ({ uri }) => {
+        push(stats.touched, uri);
+        queueMicrotask(() => handler.notify.resourceUpdated(uri));
+        return text(`touched ${uri}`);
+      },
+    );
+
     if (added) {
       server.registerTool(
         "added",
@@ -246,6 +267,10 @@ export function startServer({ port = 0, era = "modern", responseMode, toolsTtlMs
 
     server.registerResource("hello", "test://hello", { title: "Hello", mimeType: "text/plain" }, async (uri) => ({
       contents: [{ uri: uri.href, mimeType: "text/plain", text: "hello" }],
+    }));
+
+    server.registerResource("counter", "test://counter", { title: "Counter", mimeType: "text/plain" }, async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "text/plain", text: String(stats.touched.filter((u) => u === "test://counter").length) }],
     }));
 
     server.registerPrompt(
@@ -320,7 +345,9 @@ export function startServer({ port = 0, era = "modern", responseMode, toolsTtlMs
     });
     let rpcMethod;
     try {
-      rpcMethod = JSON.parse(body.toString("utf8"))?.method;
+      const message = JSON.parse(body.toString("utf8"));
+      rpcMethod = message?.method;
+      if (rpcMethod === "subscriptions/listen") push(stats.listens, message.params?.notifications ?? null);
     } catch {}
     const entry = { http: req.method, method: rpcMethod ?? null, status: null, headers: reportedHeaders(headers) };
     push(stats.requests, entry);

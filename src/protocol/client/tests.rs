@@ -6817,7 +6817,7 @@ fn a_callers_params_meta_is_an_object_without_the_clients_keys_in_both_eras() {
             let params = json!({"_meta": meta});
             let o = &mut CallOptions::default();
             for e in [
-                block_on(h.client.request_checked("ping", params.clone(), o)).unwrap_err(),
+                block_on(h.client.request_checked("app/echo", params.clone(), o)).unwrap_err(),
                 block_on(h.client.list_all("tools/list", params.clone(), o)).unwrap_err(),
                 block_on(h.client.notify_checked("notifications/app/changed", params.clone(), o)).unwrap_err(),
             ] {
@@ -6826,14 +6826,14 @@ fn a_callers_params_meta_is_an_object_without_the_clients_keys_in_both_eras() {
             }
         }
         assert_eq!(h.log.borrow().requests.len(), sent, "nothing sent");
-        block_on(h.client.request_checked("ping", json!({"_meta": {"trace": "t"}}), &mut CallOptions::default())).unwrap();
-        let ping = body(h.log.borrow().requests.last().unwrap());
-        assert_eq!(ping["params"]["_meta"]["trace"], "t");
-        assert_eq!(ping["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some(), opts.era == Era::Modern);
+        block_on(h.client.request_checked("app/echo", json!({"_meta": {"trace": "t"}}), &mut CallOptions::default())).unwrap();
+        let sent_last = body(h.log.borrow().requests.last().unwrap());
+        assert_eq!(sent_last["params"]["_meta"]["trace"], "t");
+        assert_eq!(sent_last["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some(), opts.era == Era::Modern);
         // `null` is none: not sent as `"_meta": null`, which servers refuse (s22d F4).
-        block_on(h.client.request_checked("ping", json!({"_meta": null}), &mut CallOptions::default())).unwrap();
-        let ping = body(h.log.borrow().requests.last().unwrap());
-        assert!(ping["params"].get("_meta").is_none_or(Value::is_object), "{ping}");
+        block_on(h.client.request_checked("app/echo", json!({"_meta": null}), &mut CallOptions::default())).unwrap();
+        let sent_last = body(h.log.borrow().requests.last().unwrap());
+        assert!(sent_last["params"].get("_meta").is_none_or(Value::is_object), "{sent_last}");
     }
 }
 
@@ -8047,4 +8047,353 @@ fn connect_during_a_renewal_forgets_the_subscriptions() {
         let session = h.client.session_id().unwrap();
         assert_eq!(subscribes_on(&h, &session), Vec::<String>::new(), "{session}");
     }
+}
+
+// ---- 2026-07-28 subscriptions ----
+
+/// What a [`listening_server`] of 2026-07-28 saw and holds: each `subscriptions/listen` is
+/// answered by a stream of its own (`streams`, in order), its request's id in `ids` and its filter
+/// in `filters`.
+#[derive(Default)]
+struct Listening {
+    /// The capabilities `server/discover` declares.
+    caps: Value,
+    streams: Vec<Live>,
+    ids: Vec<Value>,
+    filters: Vec<Value>,
+}
+
+/// A 2026-07-28 server over a [`Listening`]: `server/discover`, `subscriptions/listen`,
+/// `resources/read` (no contents), and `{}` for every other request.
+fn listening_server(state: &Rc<RefCell<Listening>>) -> Reply {
+    let state = state.clone();
+    Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        let mut st = state.borrow_mut();
+        match b["method"].as_str() {
+            Some("server/discover") => Reply::Echo(json!({
+                "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": st.caps,
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "m", "version": "2"}}
+            })),
+            Some("subscriptions/listen") => {
+                let live = Live::default();
+                st.streams.push(live.clone());
+                st.ids.push(b["id"].clone());
+                st.filters.push(b["params"]["notifications"].clone());
+                Reply::Live(live)
+            }
+            Some("resources/read") => Reply::Echo(json!({"contents": []})),
+            _ => Reply::Echo(json!({})),
+        }
+    }))
+}
+
+/// A 2026-07-28 client of a [`listening_server`] declaring `caps`, its problems collected.
+fn listening_client(caps: Value) -> (Harness, Rc<RefCell<Listening>>, Problems) {
+    let state = Rc::new(RefCell::new(Listening { caps, ..Listening::default() }));
+    let h = harness_with(vec![listening_server(&state)], modern(), 10_000);
+    let problems = Rc::new(RefCell::new(Vec::new()));
+    let p2 = problems.clone();
+    h.client.set_problem_handler(Some(Box::new(move |e: &Error| p2.borrow_mut().push(e.clone()))));
+    (h, state, problems)
+}
+
+/// The JSON-RPC methods of the POSTs sent so far.
+fn posted(h: &Harness) -> Vec<String> {
+    h.log.borrow().requests.iter().filter(|r| r.method == Method::Post).map(|r| body(r)["method"].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+/// The list-change part of every `subscriptions/listen` filter, with `uris` as its
+/// `resourceSubscriptions` when there are any.
+fn filter_of(uris: &[&str]) -> Value {
+    let mut f = json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true});
+    if !uris.is_empty() {
+        f["resourceSubscriptions"] = json!(uris);
+    }
+    f
+}
+
+/// 2026-07-28 has no `resources/subscribe` nor `unsubscribe`: asked for by name, they are not
+/// sent but change the client's subscriptions (`{}`, as the server's EmptyResult), which the
+/// listening's filter asks for (`resourceSubscriptions`, in order), after the capability check a
+/// 2025 request has; a URI that is no string is refused, and so is a subscription past the 256 a
+/// filter asks for.
+#[test]
+fn subscriptions_in_2026_07_28_are_the_clients_and_go_in_the_listen_filter() {
+    let (h, state, _) = listening_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    let o = &mut CallOptions::default();
+    for (method, uri) in [
+        ("resources/subscribe", "file:///a"),
+        ("resources/subscribe", "file:///b"),
+        ("resources/subscribe", "file:///c"),
+        ("resources/unsubscribe", "file:///b"),
+        ("resources/subscribe", "file:///a"),
+        ("resources/unsubscribe", "file:///x"),
+    ] {
+        assert_eq!(block_on(h.client.request_checked(method, json!({"uri": uri}), o)).unwrap(), json!({}), "{method} {uri}");
+    }
+    for params in [json!({"uri": 5}), json!({})] {
+        let e = block_on(h.client.request_checked("resources/subscribe", params, o)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.contains("params.uri must be a string"), "{}", e.message);
+    }
+    assert_eq!(posted(&h), ["server/discover"], "nothing sent for them");
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| state.borrow().streams.len() == 1).await;
+        h.client.close().await
+    }));
+    assert!(listened.unwrap());
+    closed.unwrap();
+    assert_eq!(state.borrow().filters, [filter_of(&["file:///a", "file:///c"])]);
+    assert_modern(h.log.borrow().requests.iter().find(|r| body(r)["method"] == "subscriptions/listen").unwrap());
+
+    // A server that does not declare `resources.subscribe`: refused as in 2025, and not kept.
+    let (h, state, _) = listening_client(json!({"resources": {}}));
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), o)).unwrap_err();
+    assert_eq!((e.code, e.details.unwrap()["capability"].clone()), (ErrorCode::CapabilityNotNegotiated, json!("resources.subscribe")));
+    block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| state.borrow().streams.len() == 1).await;
+        h.client.close().await
+    }))
+    .1
+    .unwrap();
+    assert_eq!(state.borrow().filters, [filter_of(&[])]);
+
+    // At most 256: one more is refused; one subscribed to already is no more.
+    let (h, _, _) = listening_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    for i in 0..MAX_RESUBSCRIBED {
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": format!("file:///{i}")}), o)).unwrap();
+    }
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///0"}), o)).unwrap();
+    let e = block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///more"}), o)).unwrap_err();
+    assert_eq!((e.code, e.details.unwrap()["limit"].clone()), (ErrorCode::LimitExceeded, json!(MAX_RESUBSCRIBED)));
+    assert!(e.message.contains("unsubscribe from one first"), "{}", e.message);
+    block_on(h.client.request_checked("resources/unsubscribe", json!({"uri": "file:///0"}), o)).unwrap();
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///more"}), o)).unwrap();
+    assert_eq!(posted(&h), ["server/discover"]);
+}
+
+/// A subscription made or ended while the 2026-07-28 listening runs closes its stream (which
+/// cancels it in that revision) and makes it again at once with the new filter, announcing no
+/// change (nothing was missed); one that changes nothing opens nothing. A stream the server ends
+/// is opened again announcing what may have been missed: the lists, and each resource subscribed
+/// to as updated.
+#[test]
+fn a_change_of_subscriptions_makes_the_2026_07_28_listening_again() {
+    let (h, state, _) = listening_client(json!({"resources": {"subscribe": true, "listChanged": true}, "tools": {"listChanged": true}}));
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push(format!("{m} {p}")))));
+    block_on(h.client.connect()).unwrap();
+    let (client, st) = (&h.client, &state);
+    let sub = move |method: &'static str, uri: &'static str| async move { client.request_checked(method, json!({"uri": uri}), &mut CallOptions::default()).await };
+    let streams = move |n: usize| until(move || st.borrow().streams.len() == n);
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        streams(1).await;
+        sub("resources/subscribe", "file:///a").await.unwrap();
+        streams(2).await;
+        assert!(state.borrow().streams[0].dropped(), "the first stream closed");
+        sub("resources/unsubscribe", "file:///x").await.unwrap();
+        sub("resources/subscribe", "file:///a").await.unwrap();
+        sub("resources/subscribe", "file:///b").await.unwrap();
+        streams(3).await;
+        assert!(notes.borrow().is_empty(), "{:?}", notes.borrow());
+        // The server ends it.
+        state.borrow().streams[2].close();
+        streams(4).await;
+        sub("resources/unsubscribe", "file:///a").await.unwrap();
+        streams(5).await;
+        h.client.close().await.unwrap();
+    }));
+    assert!(listened.unwrap());
+    let st = state.borrow();
+    assert_eq!(st.filters, [filter_of(&[]), filter_of(&["file:///a"]), filter_of(&["file:///a", "file:///b"]), filter_of(&["file:///a", "file:///b"]), filter_of(&["file:///b"])]);
+    assert!(st.streams[1].dropped() && st.streams[3].dropped());
+    assert_eq!(
+        *notes.borrow(),
+        [
+            "notifications/tools/list_changed {}",
+            "notifications/resources/list_changed {}",
+            "notifications/resources/updated {\"uri\":\"file:///a\"}",
+            "notifications/resources/updated {\"uri\":\"file:///b\"}",
+        ],
+        "only the reopening after the server ended the stream announces"
+    );
+    assert_eq!(posted(&h).iter().filter(|m| *m == "resources/subscribe" || *m == "resources/unsubscribe").count(), 0);
+}
+
+/// The server's acknowledgement of a 2026-07-28 subscription holds the part of the filter it
+/// honors: the resources it leaves out are forgotten and told once, by the problem handler (as
+/// a renewed session's lost subscriptions are), and not asked for again. The notification handler
+/// hears the acknowledgement too; one naming another subscription is not read.
+#[test]
+fn an_acknowledgement_that_leaves_subscriptions_out_forgets_and_reports_them() {
+    let (h, state, problems) = listening_client(SUBSCRIBABLE());
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(h.client.connect()).unwrap();
+    for uri in ["file:///a", "file:///b", "file:///c"] {
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+    }
+    let ack = |id: &Value, honored: &[&str]| {
+        let mut n = json!({"toolsListChanged": true});
+        if !honored.is_empty() {
+            n["resourceSubscriptions"] = json!(honored);
+        }
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": n, "_meta": {"io.modelcontextprotocol/subscriptionId": id}}})
+    };
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| state.borrow().streams.len() == 1).await;
+        let (live, id) = (state.borrow().streams[0].clone(), state.borrow().ids[0].clone());
+        live.message(&ack(&json!(99), &[]));
+        live.message(&ack(&id, &["file:///a"]));
+        until(|| problems.borrow().len() == 1).await;
+        live.close();
+        until(|| state.borrow().streams.len() == 2).await;
+        let (live, id) = (state.borrow().streams[1].clone(), state.borrow().ids[1].clone());
+        live.message(&ack(&id, &["file:///a"]));
+        until(|| notes.borrow().iter().filter(|m| m.ends_with("acknowledged")).count() == 3).await;
+        h.client.close().await.unwrap();
+    }));
+    assert!(listened.unwrap());
+    assert_eq!(state.borrow().filters, [filter_of(&["file:///a", "file:///b", "file:///c"]), filter_of(&["file:///a"])]);
+    let problems = problems.borrow();
+    assert_eq!(problems.len(), 1, "told once: {problems:?}");
+    let e = &problems[0];
+    assert_eq!(e.code, ErrorCode::CapabilityNotNegotiated);
+    assert!(e.message.starts_with("the server's acknowledgement of subscriptions/listen (MCP 2026-07-28) leaves out 2 resources the app subscribed to: file:///b ("), "{}", e.message);
+    assert!(e.message.contains("request resources/subscribe again once the server has them"), "{}", e.message);
+    let lost: Vec<Value> = e.details.as_ref().unwrap()["lost"].as_array().unwrap().iter().map(|l| l["uri"].clone()).collect();
+    assert_eq!(lost, [json!("file:///b"), json!("file:///c")]);
+}
+
+/// An auto-era renewal that finds the server turned to 2026-07-28 keeps the app's subscriptions:
+/// nothing is sent for them, and the listening's filter asks for them (nothing told). A server
+/// of that revision that does not declare `resources.subscribe` cannot keep them: forgotten, and
+/// told. `connect()` forgets them, as in 2025.
+#[test]
+fn a_renewal_into_2026_07_28_keeps_the_subscriptions_for_the_listening() {
+    for declared in [true, false] {
+        let turned = Rc::new(Cell::new(false));
+        let state = Rc::new(RefCell::new(Listening { caps: if declared { SUBSCRIBABLE() } else { json!({"resources": {}}) }, ..Listening::default() }));
+        let (t, modern_server) = (turned.clone(), listening_server(&state));
+        let Reply::Server(modern_server) = modern_server else { unreachable!() };
+        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            match (t.get(), b["method"].as_str()) {
+                (false, Some("initialize")) => init_declaring(b["id"].as_i64().unwrap(), "s1", SUBSCRIBABLE()),
+                (false, _) if b["id"].is_null() => accepted(),
+                (false, Some("resources/read")) => Reply::Echo(json!({"contents": []})),
+                (false, _) => Reply::Echo(json!({})),
+                (true, Some("initialize")) => rpc_status(400, -32020, Value::Null),
+                (true, _) if header(req, "mcp-session-id").is_some() => status_reply(404, vec![], ""),
+                (true, _) => modern_server(req),
+            }
+        }))]);
+        let problems = Rc::new(RefCell::new(Vec::new()));
+        let p2 = problems.clone();
+        h.client.set_problem_handler(Some(Box::new(move |e: &Error| p2.borrow_mut().push(e.clone()))));
+        block_on(h.client.connect()).unwrap();
+        for uri in ["file:///a", "file:///b"] {
+            block_on(h.client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+        }
+        turned.set(true);
+        block_on(h.client.request_checked("resources/read", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+        assert!(h.client.is_modern());
+        block_on(futures_util::future::join(h.client.listen(), async {
+            until(|| state.borrow().streams.len() == 1).await;
+            h.client.close().await
+        }))
+        .1
+        .unwrap();
+        assert_eq!(
+            posted(&h),
+            ["initialize", "notifications/initialized", "resources/subscribe", "resources/subscribe", "resources/read", "initialize", "server/discover", "resources/read", "subscriptions/listen"],
+            "declared: {declared}"
+        );
+        let problems = problems.borrow();
+        if declared {
+            assert_eq!(state.borrow().filters, [filter_of(&["file:///a", "file:///b"])]);
+            assert!(problems.is_empty(), "{problems:?}");
+        } else {
+            assert_eq!(state.borrow().filters, [filter_of(&[])]);
+            assert_eq!(problems.len(), 1);
+            assert_eq!(problems[0].code, ErrorCode::CapabilityNotNegotiated);
+            assert!(problems[0].message.starts_with("the client connected again, in MCP 2026-07-28 (the server speaks it now), but cannot keep 2 resources the app subscribed to: file:///a (the server does not declare resources.subscribe)"), "{}", problems[0].message);
+        }
+    }
+
+    // connect() forgets them: the next listening asks for none.
+    let (h, state, _) = listening_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+    block_on(h.client.connect()).unwrap();
+    block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| state.borrow().streams.len() == 1).await;
+        h.client.close().await
+    }))
+    .1
+    .unwrap();
+    assert_eq!(state.borrow().filters, [filter_of(&[])]);
+}
+
+/// The other way: an auto-era renewal that finds a 2026-07-28 server redeployed as a 2025 one
+/// subscribes the new session to the resources the app subscribed to, as a 2025 renewal does.
+#[test]
+fn a_renewal_into_2025_subscribes_the_session_to_the_apps_resources() {
+    let turned = Rc::new(Cell::new(false));
+    let state = Rc::new(RefCell::new(Listening { caps: SUBSCRIBABLE(), ..Listening::default() }));
+    let (t, modern_server) = (turned.clone(), listening_server(&state));
+    let Reply::Server(modern_server) = modern_server else { unreachable!() };
+    let session_required = || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
+    let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        match (t.get(), b["method"].as_str()) {
+            (false, Some("initialize")) => rpc_status(400, -32020, Value::Null),
+            (false, _) => modern_server(req),
+            (true, Some("initialize")) => init_declaring(b["id"].as_i64().unwrap(), "s1", SUBSCRIBABLE()),
+            (true, _) if header(req, "mcp-session-id").is_none() => session_required(),
+            (true, _) if b["id"].is_null() => accepted(),
+            (true, Some("resources/read")) => Reply::Echo(json!({"contents": []})),
+            (true, _) => Reply::Echo(json!({})),
+        }
+    }))]);
+    block_on(h.client.connect()).unwrap();
+    for uri in ["file:///a", "file:///b"] {
+        block_on(h.client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default())).unwrap();
+    }
+    assert_eq!(posted(&h), ["initialize", "server/discover"]);
+    turned.set(true);
+    block_on(h.client.request_checked("resources/read", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+    assert!(!h.client.is_modern());
+    assert_eq!(subscribes_on(&h, "s1"), ["file:///a", "file:///b"]);
+    assert_eq!(posted(&h)[2..], ["resources/read", "server/discover", "initialize", "notifications/initialized", "resources/subscribe", "resources/subscribe", "resources/read"]);
+}
+
+/// `ping` and `logging/setLevel` are no requests of 2026-07-28 (its servers answer them -32601):
+/// asked for by name of such a server, they are refused unsent, saying what the revision has
+/// instead. A 2025 server is sent them.
+#[test]
+fn ping_and_set_level_are_not_sent_to_a_2026_07_28_server() {
+    let (h, _, _) = listening_client(json!({"logging": {}, "tools": {}}));
+    block_on(h.client.connect()).unwrap();
+    for (method, params, says) in [("ping", json!({}), "the revision has no ping"), ("logging/setLevel", json!({"level": "info"}), "give the client's logLevel option")] {
+        let e = block_on(h.client.request_checked(method, params, &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::CapabilityNotNegotiated, "{method}");
+        assert!(e.message.starts_with(&format!("{method} is no request of MCP 2026-07-28, which the server speaks, so it was not sent: ")) && e.message.contains(says), "{}", e.message);
+    }
+    assert_eq!(posted(&h), ["server/discover"]);
+    let logging = json!({"logging": {}});
+    let h = harness(vec![init_declaring(0, "s", logging), accepted(), Reply::Echo(json!({})), Reply::Echo(json!({}))]);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.request_checked("ping", json!({}), &mut CallOptions::default())).unwrap();
+    block_on(h.client.request_checked("logging/setLevel", json!({"level": "info"}), &mut CallOptions::default())).unwrap();
+    assert_eq!(posted(&h), ["initialize", "notifications/initialized", "ping", "logging/setLevel"]);
 }
