@@ -64,6 +64,25 @@ Object.defineProperty(ToolCallAccumulator, Symbol.hasInstance, {
   },
 });
 
+/** Reads a reply to toolsSystemPrompt as it streams; a NameMap instance is shared, not copied (as ToolCallAccumulator). */
+class TextToolCallAccumulator {
+  constructor(nameMap) {
+    const map = isNameMap(nameMap);
+    if (map && nameMap.__wbg_ptr === 0) {
+      throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+    }
+    const acc = map ? withMap(nameMap, () => wasm.TextToolCallAccumulator.__withMap(nameMap)) : new wasm.TextToolCallAccumulator(nameMap);
+    if (new.target !== TextToolCallAccumulator) Object.setPrototypeOf(acc, new.target.prototype);
+    return acc;
+  }
+}
+Object.setPrototypeOf(TextToolCallAccumulator.prototype, wasm.TextToolCallAccumulator.prototype);
+Object.defineProperty(TextToolCallAccumulator, Symbol.hasInstance, {
+  value(value) {
+    return this === TextToolCallAccumulator ? value instanceof wasm.TextToolCallAccumulator : Function.prototype[Symbol.hasInstance].call(this, value);
+  },
+});
+
 /** Kept for code shared with browsers, where it must be awaited once. Node needs nothing. */
 function initAsync() {
   return Promise.resolve();
@@ -82,6 +101,7 @@ module.exports = {
   parseToolCalls,
   parseTextToolCalls,
   ToolCallAccumulator,
+  TextToolCallAccumulator,
   toolResultMessage: wasm.toolResultMessage,
   toolResultMessages: wasm.toolResultMessages,
   toolsSystemPrompt: wasm.toolsSystemPrompt,

@@ -2185,6 +2185,52 @@ export function parseTextToolCalls<M extends NameMapInput = undefined>(text: str
  */
 export function textToolResults(results: McpCallToolResult | readonly McpCallToolResult[], options?: FlattenOptions): string;
 
+/**
+ * Reads a reply to {@link toolsSystemPrompt} as it streams: `push(delta)` each piece of the model's text as it comes,
+ * and show the `text` it gives and run the `calls`; `finish()` when the reply ends gives the rest. However the reply
+ * is cut into pieces, the pieces of `text` put together are {@link parseTextToolCalls}' `text` for the whole reply
+ * (trimmed: blanks at its start are never given, blanks at the end of a piece wait for the text after them), and the
+ * calls, in order, its `calls` (the same ids `call_0`, `call_1`..., errors and all). Each piece gives only what no
+ * later text can change, and holds back the rest until it can: the start of a `<tool_call>` tag; a block until its
+ * `</tool_call>`, the next block or the reply's end (a block left open is read when the reply ends); a line starting
+ * with a backtick before a block (a ```` ``` ```` fence holding only blocks goes with them); and the calls (with the
+ * text from the first block on) of a reply that does not start with `<think>` until a `</think>` comes or the reply
+ * ends, as text before a first `</think>` is reasoning whose blocks are no calls (the chat template opened the tag):
+ * for a model without reasoning, the calls come with `finish()`. A reply that starts with `<think>` gives each call as
+ * soon as its block ends, once its `</think>` has come (a `</think>` with a `<tool_call>` before it and no `<think>`
+ * at the start, which may be inside a block, holds the calls to the end too). A piece costs the time of its own text,
+ * not of the reply so far (a block held back after its JSON ended is read again when a `>` or `{` comes; the line a
+ * piece ends in is looked at again).
+ *
+ * `nameMap` as {@link parseTextToolCalls} takes it (a `NameMap` given here is shared, not copied). A character cut
+ * between two pieces (a UTF-16 surrogate pair) is joined again. Throws `INVALID_INPUT` for a delta that is not a
+ * string, and for any method of an accumulator freed.
+ *
+ * ```ts
+ * const acc = new TextToolCallAccumulator(nameMap); // NameMap.fromTools(tools, "openai", options): the prompt's
+ * for await (const delta of replyStream) {
+ *   const { text, calls } = acc.push(delta);
+ *   show(text);
+ *   calls.forEach(run);
+ * }
+ * const end = acc.finish(); // the accumulator then reads the next reply
+ * show(end.text);
+ * end.calls.forEach(run);
+ * ```
+ */
+export class TextToolCallAccumulator<A extends JsonValue = JsonValue> {
+  /** `nameMap`: a `NameMap`, its `toJSON()`, or that JSON's text, as {@link parseTextToolCalls} takes it. */
+  constructor(nameMap?: NameMap<A> | NameMapJson | string | null);
+  /** Takes the next piece of the reply; gives the text and the calls that no later piece can change. */
+  push(delta: string): TextToolCalls<A>;
+  /** Ends the reply: gives the rest of its text and calls. The accumulator then reads the next reply. */
+  finish(): TextToolCalls<A>;
+  /** Releases the WebAssembly memory now (a second call does nothing). The accumulator must not be used afterwards. */
+  free(): void;
+  /** `free()`, for `using acc = new TextToolCallAccumulator(map)`. */
+  [Symbol.dispose](): void;
+}
+
 /** A permission decision. */
 export type PermissionAction = "allow" | "ask" | "deny";
 

@@ -16,6 +16,7 @@ export const {
   parseToolCalls,
   parseTextToolCalls,
   ToolCallAccumulator,
+  TextToolCallAccumulator,
   toolResultMessage,
   toolResultMessages,
   toolsSystemPrompt,

@@ -174,6 +174,6 @@ function closeOnAsyncDispose(cls, close) {
 }
 closeOnAsyncDispose(wasm.McpClient, "close");
 closeOnAsyncDispose(wasm.McpHub, "closeAll");
-for (const [cls, name, changing] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
+for (const [cls, name, changing] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [wasm.TextToolCallAccumulator, "TextToolCallAccumulator", ["push", "finish"]], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
   guardFreed(cls, name, changing);
 }

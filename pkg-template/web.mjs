@@ -397,6 +397,21 @@ export class ToolCallAccumulator {
   }
 }
 facade(ToolCallAccumulator, wasm.ToolCallAccumulator);
+
+/** Reads a reply to toolsSystemPrompt as it streams (see index.d.ts). */
+export class TextToolCallAccumulator {
+  constructor(nameMap) {
+    check();
+    const map = isNameMap(nameMap);
+    if (map && nameMap.__wbg_ptr === 0) {
+      throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+    }
+    // A NameMap instance is shared, not copied.
+    const acc = map ? withMap(nameMap, () => wasm.TextToolCallAccumulator.__withMap(nameMap)) : new wasm.TextToolCallAccumulator(nameMap);
+    return adopt(acc, new.target, TextToolCallAccumulator);
+  }
+}
+facade(TextToolCallAccumulator, wasm.TextToolCallAccumulator);
 facade(NameMap, wasm.NameMap);
 
 /** allow / ask / deny by tool-name pattern (see index.d.ts). */

@@ -20,7 +20,7 @@ mod text;
 mod turn;
 
 pub use parallel::Parallel;
-pub use text::{parse_text_tool_calls, text_tool_results, TextReply};
+pub use text::{parse_text_tool_calls, text_tool_results, TextAccumulator, TextReply};
 
 #[cfg(test)]
 mod agreement;

@@ -880,6 +880,17 @@ impl Drop for SuggestionBudget {
     }
 }
 
+/// The suggestion passes left in the response being read (`None`: no response is).
+pub(crate) fn suggestions_left() -> Option<usize> {
+    SUGGESTIONS_LEFT.with(|left| left.get())
+}
+
+/// Sets the passes left, as [`suggestions_left`] gave them: a reader that takes back what it
+/// read gives back the passes it spent.
+pub(crate) fn set_suggestions_left(n: Option<usize>) {
+    SUGGESTIONS_LEFT.with(|left| left.set(n));
+}
+
 /// Takes one suggestion pass from the response's budget: `false` when none is left.
 fn take_suggestion_pass() -> bool {
     SUGGESTIONS_LEFT.with(|left| match left.get() {

@@ -56,40 +56,290 @@ impl TextReply {
 /// them; a name the map does not know is
 /// `UNKNOWN_TOOL_NAME`, arguments that are no object `INVALID_ARGUMENTS`.
 pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
+    let (calls, text) = read_whole(reply, map);
+    TextReply { calls, text: text.trim().owned() }
+}
+
+/// [`parse_text_tool_calls`] with its text untrimmed.
+fn read_whole(reply: &str, map: Option<&NameMap>) -> (Vec<ToolCall>, String) {
     let _budget = crate::naming::SuggestionBudget::start();
-    let mut calls = Vec::new();
-    let mut text = String::with_capacity(reply.len());
-    let mut pos = reasoning_end(reply);
-    text.push_str(&reply[..pos]);
-    let mut open = next_open(reply, pos);
-    // Where in `text` the ``` fence opened that the blocks read last stand in, and the code
-    // blocks of `text` so far, so that a fence closing one is not taken for it.
-    // The reasoning's code blocks are its own: an unclosed one leaves the reply's alone.
-    let (mut fence, mut fences) = (None, Fences { line: pos, seen: pos, open: None });
-    while let Some(at) = open {
-        let before = &reply[pos..at];
-        let from = text.len();
-        text.push_str(before);
-        if fence.is_none() || !before.trim().is_empty() {
-            fence = fence_open(before).map(|f| from + f).filter(|&f| fences.opens(&text, f));
+    let mut reader = Reader::new(reply, reasoning_end(reply));
+    reader.run(reply, map, true);
+    reader.text.push_str(&reply[reader.pos..]);
+    (reader.calls, reader.text)
+}
+
+/// The reading of a reply's blocks from the end of its reasoning on: whole, or, in a reply still
+/// coming, as far as more text cannot read it otherwise.
+#[derive(Debug, Clone)]
+struct Reader {
+    /// Where in the reply the text not read yet starts.
+    pos: usize,
+    /// The reply's text up to `pos`, without its blocks.
+    text: String,
+    /// The calls of the blocks read.
+    calls: Vec<ToolCall>,
+    /// Where in `text` the ``` fence opened that the blocks read last stand in.
+    fence: Option<usize>,
+    /// The code blocks of `text` so far, so that a fence closing one is not taken for it. The
+    /// reasoning's code blocks are its own: an unclosed one leaves the reply's alone.
+    fences: Fences,
+    /// The next block, where reading the last one found it, or the block more text must decide.
+    next: Option<usize>,
+    /// Where the search for the next block goes on (at or after `pos`).
+    scan: usize,
+    /// What the block in `next` waits for, where more text must decide it.
+    gate: Option<Gate>,
+    /// Where in the reply the text starts that more text may read otherwise (the reply's end
+    /// once read whole).
+    held: usize,
+}
+
+impl Reader {
+    fn new(reply: &str, pos: usize) -> Self {
+        Self { pos, text: reply[..pos].owned(), calls: Vec::new(), fence: None, fences: Fences { line: pos, seen: pos, open: None }, next: None, scan: pos, gate: None, held: pos }
+    }
+
+    /// Reads the blocks from `pos` on: all of them where `whole` (the reply is all there), else
+    /// up to the first whose reading more text could change (kept in `next`, to be read again).
+    fn run(&mut self, reply: &str, map: Option<&NameMap>, whole: bool) {
+        loop {
+            let at = match self.next.filter(|&n| n >= self.pos) {
+                Some(at) => {
+                    if let Some(gate) = &mut self.gate {
+                        if !whole && !gate.opens(reply) {
+                            return;
+                        }
+                        self.gate = None;
+                    }
+                    at
+                }
+                None => match next_open_in(reply, self.scan.max(self.pos), whole) {
+                    Open::At(at) => at,
+                    Open::Pending(at) => {
+                        (self.next, self.scan, self.held) = (None, at, at);
+                        return;
+                    }
+                    Open::None => {
+                        // A tag begun at the end is `Pending`: none starts before these bytes.
+                        let mut scan = reply.len().saturating_sub(OPEN.len()).max(self.pos);
+                        while !reply.is_char_boundary(scan) {
+                            scan += 1;
+                        }
+                        (self.next, self.scan, self.held) = (None, scan, reply.len());
+                        return;
+                    }
+                },
+            };
+            let undo = (self.text.len(), self.calls.len(), self.fence, self.fences.clone(), crate::naming::suggestions_left());
+            let before = &reply[self.pos..at];
+            let from = self.text.len();
+            self.text.push_str(before);
+            if self.fence.is_none() || !before.trim().is_empty() {
+                self.fence = fence_open(before).map(|f| from + f).filter(|&f| self.fences.opens(&self.text, f));
+            }
+            self.fences.read(&self.text, self.text.len());
+            let read = read_block(reply, at, &mut self.calls, map, whole);
+            let mut closing = None;
+            let mut wait = None;
+            let decided = read.is_ok_and(|(end, _)| {
+                let Some(_) = self.fence else { return true };
+                let tail = &reply[end..];
+                let blank = tail.len() - tail.trim_start().len();
+                let rest = &tail[blank..];
+                closing = closing_fence(rest).map(|ticks| blank + ticks);
+                // A line of backticks not ended yet may go on: a fence only where it ends.
+                let open = !whole && (rest.is_empty() || (!rest.contains('\n') && rest.trim_start_matches('`').trim().is_empty()));
+                wait = open.then_some(Gate::More(reply.len()));
+                !open
+            });
+            let Some((end, next)) = read.ok().filter(|_| decided) else {
+                self.gate = match read {
+                    Err(Wait::Json(at)) => Some(Gate::Json { at, depth: 0, in_string: false, escaped: false }),
+                    Err(Wait::Tag) => Some(Gate::Tag(reply.len())),
+                    Ok(_) => wait,
+                };
+                self.text.truncate(undo.0);
+                self.calls.truncate(undo.1);
+                (self.fence, self.fences) = (undo.2, undo.3);
+                crate::naming::set_suggestions_left(undo.4);
+                // Its text before it is the reply's, but for a fence line (see `Safe`).
+                (self.next, self.held) = (Some(at), at);
+                return;
+            };
+            self.pos = end;
+            if let (Some(f), Some(skip)) = (self.fence, closing) {
+                self.text.truncate(f);
+                self.fences = Fences::at(&self.text);
+                self.pos += skip;
+                self.fence = None;
+            }
+            (self.next, self.scan) = (next, self.pos);
         }
-        fences.read(&text, text.len());
-        let (end, next) = read_block(reply, at, &mut calls, map);
-        pos = end;
-        if let Some(f) = fence {
-            let tail = &reply[pos..];
-            let blank = tail.len() - tail.trim_start().len();
-            if let Some(ticks) = closing_fence(&tail[blank..]) {
-                text.truncate(f);
-                fences = Fences::at(&text);
-                pos += blank + ticks;
-                fence = None;
+    }
+}
+
+/// Reads a reply to `toolsSystemPrompt` as it streams: each [`push`](Self::push) gives the text
+/// and the calls that no more text can change, [`finish`](Self::finish) the rest, so that the
+/// pieces of text, put together, are [`parse_text_tool_calls`]' `text`, and the calls its
+/// `calls`, however the reply was cut. It withholds what it cannot know yet: the start of a
+/// `<tool_call>` tag, a block whose JSON (or `</tool_call>`) has not come, a ``` line that may
+/// open a fence holding only blocks, blanks (the text is trimmed), and the calls of a reply that
+/// does not start with `<think>` until a `</think>` ends its reasoning or the reply ends (the
+/// text before a `</think>` opened by the chat template is reasoning, whose blocks are no calls).
+#[derive(Debug, Clone, Default)]
+pub struct TextAccumulator {
+    /// The reply so far.
+    reply: String,
+    /// Where its reasoning ends, once known; before, where the search for `</think>` goes on.
+    think: Think,
+    /// The reading of the blocks after the reasoning, once it is known.
+    reader: Option<Reader>,
+    /// Before the reasoning is known: where the search for the first block goes on, and where
+    /// the text starts that may be no text.
+    scan: usize,
+    held: usize,
+    /// Of the reply's text (untrimmed), the bytes given (or passed over, blanks at its start).
+    shown: usize,
+    /// The calls given.
+    given: usize,
+    /// The suggestion passes the calls given spent (`NameMap::resolve`'s, per reply).
+    suggestions: Option<usize>,
+}
+
+/// What a [`TextAccumulator`] knows of a reply's reasoning.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum Think {
+    /// Not known yet; the search for `</think>` goes on here.
+    Unknown(usize),
+    /// Known at the reply's end only (a `</think>` that may be inside a block).
+    AtEnd,
+    /// Ends here.
+    At(usize),
+    #[default]
+    Fresh,
+}
+
+impl TextAccumulator {
+    /// An accumulator for a reply.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes the next piece of the reply; gives the text and the calls it completed.
+    pub fn push(&mut self, delta: &str, map: Option<&NameMap>) -> TextReply {
+        let _budget = crate::naming::SuggestionBudget::start();
+        if self.think == Think::Fresh {
+            self.think = Think::Unknown(0);
+            self.suggestions = crate::naming::suggestions_left();
+        }
+        crate::naming::set_suggestions_left(self.suggestions);
+        self.reply.push_str(delta);
+        let reply = self.reply.as_str();
+        if let Think::Unknown(from) = self.think {
+            match reply[from..].find(THINK_CLOSE).map(|c| from + c) {
+                Some(close) => {
+                    let end = close + THINK_CLOSE.len();
+                    self.think = if reply.trim_start().starts_with(THINK_OPEN) || !reply[..close].contains(OPEN) { Think::At(end) } else { Think::AtEnd };
+                }
+                None => self.think = Think::Unknown(floor_boundary(reply, reply.len().saturating_sub(THINK_CLOSE.len()).max(from))),
+            }
+            if let Think::At(end) = self.think {
+                self.reader = Some(Reader::new(reply, end));
             }
         }
-        open = next.filter(|&n| n >= pos).or_else(|| next_open(reply, pos));
+        let text = match &mut self.reader {
+            Some(reader) => {
+                reader.run(reply, map, false);
+                let safe = match reader.fence {
+                    // The fence and the blocks after it go if it closes after them.
+                    Some(f) if reply[reader.pos..reader.held].trim().is_empty() => Safe(&reader.text[..f], ""),
+                    _ => Safe(&reader.text, &reply[reader.pos..reader.held]),
+                };
+                let calls = &reader.calls[self.given..];
+                self.given = reader.calls.len();
+                let text = show(&mut self.shown, safe.without_fence_line());
+                self.suggestions = crate::naming::suggestions_left();
+                return TextReply { calls: calls.to_vec(), text };
+            }
+            None => {
+                if self.scan != usize::MAX {
+                    match next_open_in(reply, self.scan, false) {
+                        Open::At(at) => (self.scan, self.held) = (usize::MAX, at),
+                        Open::Pending(at) => (self.scan, self.held) = (at, at),
+                        Open::None => (self.scan, self.held) = (floor_boundary(reply, reply.len().saturating_sub(OPEN.len()).max(self.scan)), reply.len()),
+                    }
+                }
+                show(&mut self.shown, Safe(&reply[..self.held], "").without_fence_line())
+            }
+        };
+        TextReply { calls: Vec::new(), text }
     }
-    text.push_str(&reply[pos..]);
-    TextReply { calls, text: text.trim().owned() }
+
+    /// Ends the reply: gives the rest of its text and calls, and is ready for the next reply.
+    pub fn finish(&mut self, map: Option<&NameMap>) -> TextReply {
+        let (calls, text) = read_whole(&self.reply, map);
+        let calls = calls[self.given.min(calls.len())..].to_vec();
+        let text = show(&mut self.shown, Safe(&text, ""));
+        *self = Self::default();
+        TextReply { calls, text }
+    }
+}
+
+/// The largest char boundary of `s` at or after `at`.
+fn floor_boundary(s: &str, mut at: usize) -> usize {
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The text that more of the reply cannot change: the two parts of it, put together.
+struct Safe<'a>(&'a str, &'a str);
+
+impl<'a> Safe<'a> {
+    /// Without its last line that is not blank where it starts with a backtick: a ``` fence it
+    /// may open goes with the blocks after it, if it holds only them.
+    fn without_fence_line(self) -> Self {
+        let cut = |s: &'a str| -> Option<&'a str> {
+            let t = s.trim_end();
+            let line = t.rfind('\n').map_or(0, |n| n + 1);
+            t[line..].trim_start().starts_with('`').then_some(&s[..line])
+        };
+        match self {
+            Safe(a, b) if b.trim().is_empty() => Safe(cut(a).unwrap_or(a), ""),
+            Safe(a, b) => match cut(b) {
+                Some(b) => Safe(a, b),
+                None => Safe(a, b),
+            },
+        }
+    }
+}
+
+/// The part of the text `safe` holds past the `shown` bytes, without the blanks at its end (and
+/// those at the start of the text): what to give now.
+fn show(shown: &mut usize, safe: Safe<'_>) -> String {
+    let Safe(a, b) = safe;
+    let len = if b.trim().is_empty() { a.trim_end().len() } else { a.len() + b.trim_end().len() };
+    let start = match *shown {
+        0 => {
+            let lead = a.len() - a.trim_start().len();
+            if lead < a.len() { lead } else { a.len() + b.len() - b.trim_start().len() }
+        }
+        n => n,
+    };
+    if len <= start {
+        return String::new();
+    }
+    *shown = len;
+    let mut out = String::with_capacity(len - start);
+    if start < a.len() {
+        out.push_str(&a[start..len.min(a.len())]);
+    }
+    if len > a.len() {
+        out.push_str(&b[start.max(a.len()) - a.len()..len - a.len()]);
+    }
+    out
 }
 
 /// Where the reasoning a reply starts with ends (`0` for none), as vLLM's `qwen3` reasoning
@@ -105,7 +355,7 @@ fn reasoning_end(reply: &str) -> usize {
     }
     let mut open = next_open(reply, 0);
     while let Some(at) = open.filter(|&a| a < close) {
-        let (block_end, next) = read_block(reply, at, &mut Vec::new(), None);
+        let Ok((block_end, next)) = read_block(reply, at, &mut Vec::new(), None, true) else { return 0 };
         if block_end > close {
             return 0;
         }
@@ -117,14 +367,41 @@ fn reasoning_end(reply: &str) -> usize {
 /// Where the first block at or after `from` opens: a `<tool_call>` followed (after blanks) by
 /// the `{` of its JSON, as llama.cpp's Hermes 2 Pro parser finds calls. Another `<tool_call>`
 /// (the tag named in prose) is text.
-fn next_open(reply: &str, mut from: usize) -> Option<usize> {
+fn next_open(reply: &str, from: usize) -> Option<usize> {
+    match next_open_in(reply, from, true) {
+        Open::At(at) => Some(at),
+        Open::Pending(_) | Open::None => None,
+    }
+}
+
+/// Where [`next_open_in`] found the next block.
+enum Open {
+    /// Opening here.
+    At(usize),
+    /// None: none opens in the reply, or in what came of it so far and the end of it.
+    None,
+    /// Maybe here, where a reply still coming ends in `<tool_call>` and blanks, or in the start
+    /// of the tag.
+    Pending(usize),
+}
+
+/// [`next_open`], in a reply all there (`whole`) or still coming.
+fn next_open_in(reply: &str, mut from: usize, whole: bool) -> Open {
     while let Some(at) = reply[from..].find(OPEN).map(|a| from + a) {
         from = at + OPEN.len();
-        if reply[from..].trim_start().starts_with('{') {
-            return Some(at);
+        let rest = reply[from..].trim_start();
+        if rest.starts_with('{') {
+            return Open::At(at);
+        }
+        if rest.is_empty() && !whole {
+            return Open::Pending(at);
         }
     }
-    None
+    let tag_start = (1..OPEN.len()).rev().find(|&k| reply[from..].ends_with(&OPEN[..k])).map(|k| reply.len() - k);
+    match tag_start {
+        Some(at) if !whole => Open::Pending(at),
+        _ => Open::None,
+    }
 }
 
 /// Reads the block opening at `at` (see [`next_open`]) into `calls`: where the block ends in
@@ -132,11 +409,18 @@ fn next_open(reply: &str, mut from: usize) -> Option<usize> {
 /// JSON object, or several (one call each), and the `</tool_call>` after them, blanks around;
 /// text between the JSON and the `</tool_call>` is an error on the call. Where no JSON object
 /// ends, the block is up to the first `</tool_call>`, the next block or the end, so a broken
-/// block takes no later one; a block left open ends after its JSON.
-fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&NameMap>) -> (usize, Option<usize>) {
+/// block takes no later one; a block left open ends after its JSON. In a reply still coming (not
+/// `whole`), what it waits for where more text could read the block otherwise (its JSON not ended, no
+/// `</tool_call>` or next block after it yet), the calls it pushed to be taken back.
+fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&NameMap>, whole: bool) -> Result<(usize, Option<usize>), Wait> {
     let body_at = at + OPEN.len();
     let body = &reply[body_at..];
-    let next = next_open(reply, body_at);
+    let next = match next_open_in(reply, body_at, whole) {
+        Open::At(n) => Some(n),
+        Open::Pending(_) | Open::None => None,
+    };
+    // The block is bounded by where the reply has come to so far.
+    let open_end = !whole && next.is_none();
     let bound = next.map_or(body.len(), |n| n - body_at);
     let blanks = |from: usize| from + body[from..].len() - body[from..].trim_start().len();
     let to_close = |from: usize| body[from..bound.max(from)].find(CLOSE).map(|c| from + c + CLOSE.len());
@@ -144,10 +428,17 @@ fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&Na
     loop {
         let id = format!("call_{}", calls.len());
         let Some(len) = object_end(&body[from..]) else {
-            let used = to_close(from).unwrap_or(bound.max(from));
+            if !whole && matches!(object_scan(&body[from..]), Scanned::Unended) {
+                return Err(Wait::Json(body_at + from));
+            }
+            let used = match to_close(from) {
+                Some(used) => used,
+                None if open_end => return Err(Wait::Tag),
+                None => bound.max(from),
+            };
             let inner = body[from..used].strip_suffix(CLOSE).unwrap_or(&body[from..used]).trim();
             calls.push(broken(id, "is cut short (its JSON object does not end)", inner, map));
-            return (body_at + used, next);
+            return Ok((body_at + used, next));
         };
         let json = &body[from..from + len];
         let mut call = match crate::model::read_json_repaired(json) {
@@ -166,13 +457,16 @@ fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&Na
         };
         let json_end = from + len;
         from = blanks(json_end);
+        if open_end && body.len() - from < CLOSE.len() && CLOSE.starts_with(&body[from..]) {
+            return Err(Wait::Tag);
+        }
         if body[from..].starts_with('{') {
             calls.push(call);
             continue;
         }
         if body[from..].starts_with(CLOSE) {
             calls.push(call);
-            return (body_at + from + CLOSE.len(), next);
+            return Ok((body_at + from + CLOSE.len(), next));
         }
         match to_close(from) {
             Some(used) => {
@@ -182,12 +476,74 @@ fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&Na
                     call.error = Some(CallError { code: ErrorCode::InvalidJson.as_str(), message: format!("the <tool_call> block has text after its JSON object: {}", preview(rest)) });
                 }
                 calls.push(call);
-                return (body_at + used, next);
+                return Ok((body_at + used, next));
             }
+            None if open_end => return Err(Wait::Tag),
             None => {
                 calls.push(call);
-                return (body_at + json_end, next);
+                return Ok((body_at + json_end, next));
             }
+        }
+    }
+}
+
+/// What a block read in a reply still coming waits for (see [`read_block`]).
+#[derive(Debug, Clone, Copy)]
+enum Wait {
+    /// The end of its JSON object, which starts here.
+    Json(usize),
+    /// A `</tool_call>` or the next block: a `>` or a `{`.
+    Tag,
+}
+
+/// What the block a [`Reader`] holds back waits for, so that it is read again only once more
+/// text may decide it (not at every piece of a long JSON object).
+#[derive(Debug, Clone)]
+enum Gate {
+    /// Its JSON object's end: the scan of [`scan_json`], kept from piece to piece.
+    Json { at: usize, depth: usize, in_string: bool, escaped: bool },
+    /// A `>` or a `{` after this place.
+    Tag(usize),
+    /// Any more text (the line after a fence's block).
+    More(usize),
+}
+
+impl Gate {
+    /// Whether the text from the gate's place on may decide the block; reads that text.
+    fn opens(&mut self, reply: &str) -> bool {
+        match self {
+            Gate::Json { at, depth, in_string, escaped } => {
+                for (i, b) in reply.bytes().enumerate().skip(*at) {
+                    *at = i + 1;
+                    if *in_string {
+                        match b {
+                            _ if *escaped => *escaped = false,
+                            b'\\' => *escaped = true,
+                            b'"' => *in_string = false,
+                            _ => {}
+                        }
+                        continue;
+                    }
+                    match b {
+                        b'{' | b'[' => *depth += 1,
+                        b'}' | b']' => {
+                            *depth = depth.saturating_sub(1);
+                            if *depth == 0 {
+                                return true;
+                            }
+                        }
+                        b'<' => return true,
+                        _ => *in_string = b == b'"',
+                    }
+                }
+                false
+            }
+            Gate::Tag(at) => {
+                let found = reply.as_bytes()[*at..].iter().any(|&b| b == b'>' || b == b'{');
+                *at = reply.len();
+                found
+            }
+            Gate::More(at) => reply.len() > *at,
         }
     }
 }
@@ -225,6 +581,7 @@ fn closing_fence(s: &str) -> Option<usize> {
 /// The code blocks of a reply's text, read line by line as CommonMark fences them: a line
 /// starting with ``` or ~~~ opens one ([`fence_opener`]), and in one, a line of that character
 /// alone, as many or more, closes it.
+#[derive(Debug, Clone)]
 struct Fences {
     /// Where in the text the first line not read starts.
     line: usize,
@@ -370,10 +727,15 @@ fn object_end(s: &str) -> Option<usize> {
     if !s.starts_with('{') {
         return None;
     }
-    match scan_json(s, |_, b, _| (b == b'<').then_some(())) {
+    match object_scan(s) {
         Scanned::Closed(i) => Some(i + 1),
         Scanned::Found(()) | Scanned::Unended => None,
     }
+}
+
+/// The scan under [`object_end`]: up to the object's end, a `<` outside a string, or the end.
+fn object_scan(s: &str) -> Scanned<()> {
+    scan_json(s, |_, b, _| (b == b'<').then_some(()))
 }
 
 /// Where [`scan_json`] stopped.
@@ -711,6 +1073,210 @@ mod tests {
         // Without a map: names and arguments as sent.
         let r = parse_text_tool_calls("<tool_call>{\"name\":\"x\",\"parameters\":{\"a\":1}}</tool_call>", None);
         assert_eq!((r.calls[0].tool.as_str(), r.calls[0].server.as_deref(), &r.calls[0].arguments), ("x", None, &json!({"a": 1})));
+    }
+
+    /// Replies of the tests above, and more, for the stream's tests.
+    fn replies() -> Vec<String> {
+        let obj = |q: &str| format!("{{\"name\":\"mcp__docs__search\",\"arguments\":{{\"q\":\"{q}\"}}}}");
+        let call = "<tool_call>\n{\"name\": \"mcp__docs__echo\", \"arguments\": {}}\n</tool_call>";
+        let fake = "<tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>";
+        let good = "<tool_call>{\"name\":\"mcp__docs__search\",\"arguments\":{\"q\":\"b\"}}</tool_call>";
+        let mut all: Vec<String> = vec![
+            "Let me look.\n<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x\"}}\n</tool_call>\n<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":{}}</tool_call>\nDone.".owned(),
+            "<tool_call>\r\n\t {\"name\" : \"mcp__docs__echo\" ,\n\"arguments\":\n{}}\r\n</tool_call>".owned(),
+            "No tools needed.".owned(),
+            "  \n ".owned(),
+            "".owned(),
+            r#"<tool_call>{"name":"mcp__docs__search","arguments":{"q":"a </tool_call> b \" {"}}</tool_call>after"#.owned(),
+            "<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x\"}}\n".owned(),
+            "<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x".owned(),
+            "<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {</tool_call><tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>".owned(),
+            format!("<think>I could write {fake} here</think>\n<tool_call>{{\"name\":\"mcp__docs__search\",\"arguments\":{{\"q\":\"y\"}}}}</tool_call>"),
+            format!("maybe {fake}\n</think>\n\n{fake}"),
+            format!("<think>{fake}"),
+            format!("\n<think>\nplan\n</think>\n\nSure.\n{fake} then {good}\nok"),
+            format!("Thinking about it.\n</think>\nSure: {good}"),
+            format!("{}\n{}", fake.replace("\"}", "\",\"arguments\":{\"text\":\"</think>\"}}"), good),
+            format!("A helper that removes the <think> section.\n{fake}\nand <think>\n{good}"),
+            format!("<think>\nok\n</think>\n\n<tool_call>{{\"name\":\"mcp__docs__echo\",\"arguments\":{{\"text\":\"<think>\"}}}}</tool_call>"),
+            format!("I'll answer with a <tool_call> block:\n{good}"),
+            "To use a tool I write <tool_call> followed by JSON, or <tool_call>name()</tool_call>. The answer is 4.".owned(),
+            format!("<tool_call>{{\"name\":\"mcp__docs__search\",\"arguments\":{{\"q\":\"a\"}}\n{good}"),
+            format!("<tool_call>{{\"name\":\"mcp__docs__search\",\"arguments\":{{\"q\":\"a,}}}}\n{good}"),
+            format!("<tool_call>\n{}\n{}\n</tool_call>\nok", obj("a"), obj("b")),
+            format!("<tool_call>{} extra</tool_call>after", obj("a")),
+            format!("<tool_call>{}\nDone.", obj("a")),
+            format!("Here:\n```json\n<tool_call>\n{}\n</tool_call>\n```\nDone.", obj("a")),
+            format!("Here:\n```\n<tool_call>{}</tool_call>\n<tool_call>{}</tool_call>\n```\nDone.", obj("a"), obj("b")),
+            format!("```\n<tool_call>{}</tool_call>\nx\n```", obj("a")),
+            format!("Here is the script:\n```python\nprint(1)\n```\n{call}\n```bash\nls\n```\nEnd."),
+            format!("```\n{call}\n```json\n{{\"k\":1}}\n```"),
+            format!("```sh\nls\n```\n```json\n{call}\n```\nDone."),
+            format!("```x``` is inline code\nSure:\n```json\n{call}\n```\nDone."),
+            format!("<think>\n```python\nx = 1\n</think>Sure:\n```json\n{call}\n```\nDone."),
+            format!("~~~\n```\n~~~\nSure:\n```json\n{call}\n```\nDone."),
+            format!("Sure:\n````json\n{call}\n````\nDone."),
+            format!("Sure:\r\n```json\r\n{call}\r\n```\r\nDone."),
+            format!("~~~\n```json\n{call}\n```\n~~~"),
+            format!("Sure:\n```json\n{call}\n```"),
+            format!("Sure:\n```json\n{call}\n``` x\n"),
+            "<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": 'x'}}</tool_call><tool_call>{\"name\": \"mcp__docs__echo\", \"arguments\": {\"q\": \"x".owned(),
+            "<tool_call>{\"arguments\": {\"name\": \"mcp__docs__echo\", \"a\": [{\"name\": \"x\"}],}, \"name\": \"mcp__docs__search\"}</tool_call>".owned(),
+            "<tool_call>{\"name\":\"mcp__docs__search\",\"args\":{\"q\":\"x\"}}</tool_call> and <tool_call>{\"name\":\"nope\",\"args\":{}}</tool_call>".owned(),
+            concat!(
+                "<tool_call>{'name': 'mcp__docs__echo'}</tool_call>",
+                "<tool_call>{\"name\":\"mcp__docs__nope\",\"arguments\":{}}</tool_call>",
+                "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":[1]}</tool_call>",
+                "<tool_call>{\"arguments\":{}}</tool_call>",
+                "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":\"{\\\"a\\\":1}\"}</tool_call>",
+            )
+            .owned(),
+            format!("Écrit: « {good} » — fini ✓ <tool_call>  "),
+            format!("{good} <tool_call> {{\"a\": 1 <x> </tool_call> tail"),
+            format!("text <tool_cal"),
+            format!("{good}</tool_call"),
+            format!("{good}\n```"),
+        ];
+        // Every unknown name past the first 16 gets no suggestions: the stream spends as the reply does.
+        all.push((0..20).map(|i| format!("<tool_call>{{\"name\":\"mcp__docs__serch{i}\"}}</tool_call>")).collect());
+        all
+    }
+
+    /// What the stream gives for `reply` cut at `cuts` (ascending char boundaries): the text and
+    /// the calls of every push and of `finish`, put together; each push's text checked to be a
+    /// prefix of the whole reply's, each call against the reply's at its index.
+    fn streamed(acc: &mut TextAccumulator, reply: &str, cuts: &[usize], whole: &TextReply) -> TextReply {
+        let m = map();
+        let mut out = TextReply { calls: Vec::new(), text: String::new() };
+        let mut from = 0;
+        for &cut in cuts.iter().chain([reply.len()].iter()) {
+            let got = acc.push(&reply[from..cut], Some(&m));
+            from = cut;
+            out.text.push_str(&got.text);
+            out.calls.extend(got.calls);
+            assert!(whole.text.starts_with(&out.text), "{reply:?} cut at {cuts:?}: text {:?} is not the start of {:?}", out.text, whole.text);
+            assert_eq!(out.calls[..], whole.calls[..out.calls.len()], "{reply:?} cut at {cuts:?}");
+        }
+        let rest = acc.finish(Some(&m));
+        out.text.push_str(&rest.text);
+        out.calls.extend(rest.calls);
+        out
+    }
+
+    /// However a reply is cut into pieces, the stream gives what `parse_text_tool_calls` gives
+    /// for the whole of it: at every one cut, at every two for replies up to 200 bytes, one byte
+    /// at a time, and at cuts drawn at random.
+    #[test]
+    fn the_stream_gives_what_the_whole_reply_gives_however_it_is_cut() {
+        let mut acc = TextAccumulator::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut runs = 0;
+        for reply in replies() {
+            let whole = read(&reply);
+            let bounds: Vec<usize> = (0..=reply.len()).filter(|&i| reply.is_char_boundary(i)).collect();
+            let mut check = |cuts: &[usize]| {
+                assert_eq!(streamed(&mut acc, &reply, cuts, &whole), whole, "{reply:?} cut at {cuts:?}");
+                runs += 1;
+            };
+            check(&bounds);
+            for &i in &bounds {
+                check(&[i]);
+            }
+            if reply.len() <= 200 {
+                for (n, &i) in bounds.iter().enumerate() {
+                    for &j in &bounds[n..] {
+                        check(&[i, j]);
+                    }
+                }
+            }
+            for _ in 0..200 {
+                let mut cuts: Vec<usize> = bounds.iter().copied().filter(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed % 5 == 0
+                }).collect();
+                cuts.dedup();
+                check(&cuts);
+            }
+        }
+        assert!(runs > 10_000, "{runs}");
+    }
+
+    /// The stream gives what it knows as soon as it knows it: text before a block, and, after a
+    /// reasoning that ended, a block's call once its `</tool_call>` came; it holds back a tag's
+    /// start, blanks, and a fence line that may go with the blocks.
+    #[test]
+    fn the_stream_gives_text_and_calls_once_they_are_known() {
+        let m = map();
+        let mut acc = TextAccumulator::new();
+        let push = |acc: &mut TextAccumulator, s: &str| {
+            let r = acc.push(s, Some(&m));
+            (r.text, r.calls.iter().map(|c| c.tool.clone()).collect::<Vec<_>>())
+        };
+        let none = Vec::<String>::new();
+        assert_eq!(push(&mut acc, "<think>\nplan\n"), ("<think>\nplan".owned(), none.clone()));
+        assert_eq!(push(&mut acc, "</think>\n\nLet me look. <tool_"), ("\n</think>\n\nLet me look.".owned(), none.clone()));
+        assert_eq!(push(&mut acc, "call>{\"name\":\"mcp__docs__echo\"}"), (String::new(), none.clone()));
+        assert_eq!(push(&mut acc, "</tool_call>\nDone"), (" \nDone".owned(), vec!["echo".owned()]));
+        assert_eq!(push(&mut acc, ".\n```"), (".".owned(), none.clone()));
+        let end = acc.finish(Some(&m));
+        assert_eq!((end.text.as_str(), end.calls.len()), ("\n```", 0));
+        // Without a reasoning begun, the calls wait for the reply's end (a `</think>` may still
+        // come, making them reasoning); the text before them does not.
+        assert_eq!(push(&mut acc, "Sure.\n<tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>\n"), ("Sure.".owned(), none.clone()));
+        let end = acc.finish(Some(&m));
+        assert_eq!((end.text.as_str(), end.calls.len()), ("", 1));
+        assert_eq!(end.calls[0].id.as_deref(), Some("call_0"));
+        // The accumulator is ready for the next reply.
+        assert_eq!(push(&mut acc, "  Hi"), ("Hi".owned(), none));
+    }
+
+    /// Each piece costs the time of its own text, not of the reply so far: a reply of a megabyte
+    /// (a reasoning, lines of text, blocks, one whose JSON is half of it) in pieces of one byte
+    /// and of 100 bytes.
+    #[test]
+    fn a_long_reply_costs_the_time_of_its_pieces() {
+        let m = map();
+        let mut reply = String::from("<think>\nLet me plan.\n</think>\n");
+        let block = "<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x > y\"}}\n</tool_call>\n";
+        let mut n = 0;
+        while reply.len() < 500_000 {
+            reply.push_str(&format!("Line {n} of the answer, with `code`, <b>tags</b> and {{braces}}: nothing but text here.\n"));
+            if n % 20 == 0 {
+                reply.push_str(block);
+            }
+            n += 1;
+        }
+        reply.push_str("<tool_call>\n{\"name\": \"mcp__docs__echo\", \"arguments\": {\"text\": [");
+        while reply.len() < 1_000_000 {
+            reply.push_str("{\"a\": \"<x>\", \"b\": [1, 2, {\"c\": \"}\"}]}, ");
+        }
+        reply.push_str("{}]}}\n</tool_call>\nDone.");
+        let whole = parse_text_tool_calls(&reply, Some(&m));
+        for size in [1, 100] {
+            let started = std::time::Instant::now();
+            let mut acc = TextAccumulator::new();
+            let mut out = TextReply { calls: Vec::new(), text: String::new() };
+            let mut early = 0;
+            let mut from = 0;
+            while from < reply.len() {
+                let to = floor_boundary(&reply, (from + size).min(reply.len()));
+                let got = acc.push(&reply[from..to], Some(&m));
+                from = to;
+                out.text.push_str(&got.text);
+                early += got.calls.len();
+                out.calls.extend(got.calls);
+            }
+            let rest = acc.finish(Some(&m));
+            out.text.push_str(&rest.text);
+            out.calls.extend(rest.calls);
+            let took = started.elapsed();
+            assert_eq!(out, whole);
+            assert_eq!(early, whole.calls.len(), "every call given by a push");
+            eprintln!("{} bytes in pieces of {size}: {took:?}", reply.len());
+            assert!(took < std::time::Duration::from_secs(30), "{size}: {took:?}");
+        }
     }
 
     #[test]

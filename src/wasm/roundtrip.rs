@@ -131,6 +131,71 @@ pub fn parse_text_tool_calls_with_map(text: JsValue, name_map: &JsNameMap) -> Re
     to_js(&crate::calls::parse_text_tool_calls(&text, Some(name_map.shared().as_ref())).to_value())
 }
 
+/// Reads a reply to `toolsSystemPrompt` as it streams (`crate::calls::TextAccumulator`): each
+/// `push(delta)` gives `{calls, text}`, what no more text can change, `finish()` the rest; put
+/// together, `parseTextToolCalls`' of the whole reply.
+///
+/// ```js
+/// const acc = new TextToolCallAccumulator(nameMap);
+/// for await (const delta of stream) { const { text, calls } = acc.push(delta); show(text); calls.forEach(run); }
+/// const { text, calls } = acc.finish();
+/// ```
+#[wasm_bindgen(js_name = TextToolCallAccumulator)]
+pub struct JsTextAccumulator {
+    inner: crate::calls::TextAccumulator,
+    map: Option<Rc<NameMap>>,
+    /// A UTF-16 high surrogate a delta ended with, for the next delta: a character cut between
+    /// two deltas is joined again.
+    carry: Option<js_sys::JsString>,
+}
+
+#[wasm_bindgen(js_class = TextToolCallAccumulator)]
+impl JsTextAccumulator {
+    /// A new accumulator; `nameMap` as `parseTextToolCalls` takes it.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name_map: JsValue) -> Result<JsTextAccumulator, Error> {
+        Ok(Self { inner: crate::calls::TextAccumulator::new(), map: name_map_param(&name_map)?, carry: None })
+    }
+
+    /// The constructor with a `NameMap` instance, shared rather than copied.
+    #[wasm_bindgen(js_name = __withMap, skip_typescript)]
+    pub fn with_map(name_map: &JsNameMap) -> JsTextAccumulator {
+        Self { inner: crate::calls::TextAccumulator::new(), map: Some(name_map.shared()), carry: None }
+    }
+
+    /// Takes the next piece of the reply (a string); gives `{calls, text}` it completed.
+    pub fn push(&mut self, delta: JsValue) -> Result<JsValue, Error> {
+        let Some(delta) = delta.dyn_ref::<js_sys::JsString>() else {
+            return Err(Error::new(ErrorCode::InvalidInput, format!("the delta must be a string (a piece of the model's reply), got {}", describe_js(&delta))));
+        };
+        let mut delta = match self.carry.take() {
+            Some(high) => high.concat(delta),
+            None => delta.clone(),
+        };
+        let len = delta.length();
+        // A high surrogate (U+D800 to U+DBFF) last: the low one comes with the next delta.
+        if len > 0 && (55296.0..56320.0).contains(&delta.char_code_at(len - 1)) {
+            self.carry = Some(delta.slice(len - 1, len));
+            delta = delta.slice(0, len - 1);
+        }
+        let text = String::from(&delta);
+        to_js(&self.inner.push(&text, self.map.as_deref()).to_value())
+    }
+
+    /// Ends the reply: gives the rest of its `{calls, text}`; the accumulator then reads the next reply.
+    pub fn finish(&mut self) -> Result<JsValue, Error> {
+        // A character the reply never finished: U+FFFD, as `parseTextToolCalls` reads it.
+        if let Some(high) = self.carry.take() {
+            let rest = self.inner.push(&String::from(&high), self.map.as_deref());
+            let end = self.inner.finish(self.map.as_deref());
+            let mut calls = rest.calls;
+            calls.extend(end.calls);
+            return to_js(&crate::calls::TextReply { calls, text: rest.text + &end.text }.to_value());
+        }
+        to_js(&self.inner.finish(self.map.as_deref()).to_value())
+    }
+}
+
 /// The results of a turn's calls as `<tool_response>` blocks for a model without native tool
 /// calling (`crate::calls::text_tool_results`): one CallToolResult or an array of them, in the
 /// calls' order; `options.maxChars` caps each as `flattenContent` does.

@@ -10,6 +10,7 @@ declare global {
   // The names an earlier example imported from "toolwire".
   const McpClient: typeof toolwire.McpClient;
   const ToolCallAccumulator: typeof toolwire.ToolCallAccumulator;
+  const TextToolCallAccumulator: typeof toolwire.TextToolCallAccumulator;
   const toolResultMessage: typeof toolwire.toolResultMessage;
 
   // "`mcpClient` is a `Client` of the official MCP SDK (`@modelcontextprotocol/sdk`) and `gemini` a `GoogleGenAI`".
@@ -37,6 +38,9 @@ declare global {
   // The app's own.
   /** A model without native tool calling: the text of its reply to the system prompt and the messages. */
   function complete(system: string, messages: { role: string; content: string }[]): Promise<string>;
+  function completeStream(system: string, messages: { role: string; content: string }[]): AsyncIterable<string>;
+  function show(text: string): void;
+  const replyStream: AsyncIterable<string>;
   /** A model's reply as text (index.d.ts's examples), an MCP client, and the app's running of a call. */
   const reply: string;
   const client: toolwire.McpClient;

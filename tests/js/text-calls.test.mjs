@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { flattenContent, NameMap, parseTextToolCalls, processJsonSchema, textToolResults, toolsSystemPrompt } from "../../pkg/index.mjs";
+import { flattenContent, NameMap, parseTextToolCalls, processJsonSchema, TextToolCallAccumulator, textToolResults, ToolwireError, toolsSystemPrompt } from "../../pkg/index.mjs";
 
 const dir = "/work/shared/corpus/tools";
 const servers = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => JSON.parse(readFileSync(`${dir}/${f}`, "utf8")));
@@ -181,3 +181,90 @@ test("textToolResults: one <tool_response> block per result, as flattenContent w
   assert.match(toolsSystemPrompt(extra.tools), /The result will be sent back to you in a <tool_response><\/tool_response> block\./);
 });
 
+
+/** The stream's pieces of `reply` cut at `cuts`, put together: {calls, text}, each push checked to give a prefix. */
+function streamed(acc, reply, cuts, whole) {
+  const out = { calls: [], text: "" };
+  let from = 0;
+  for (const cut of [...cuts, reply.length]) {
+    const got = acc.push(reply.slice(from, cut));
+    from = cut;
+    out.text += got.text;
+    out.calls.push(...got.calls);
+    assert.ok(whole.text.startsWith(out.text), `${JSON.stringify(reply)} at ${cuts}: ${JSON.stringify(out.text)}`);
+  }
+  const end = acc.finish();
+  return { calls: [...out.calls, ...end.calls], text: out.text + end.text };
+}
+
+test("TextToolCallAccumulator: however a reply is cut, its pieces are parseTextToolCalls' of the whole reply", () => {
+  const tools = ["search", "echo"].map((name) => ({ name, inputSchema: { type: "object", properties: { q: { type: "string" } } } }));
+  const map = NameMap.fromTools(tools, "openai", { server: "docs" });
+  const call = (name, q) => `<tool_call>\n{"name": "${name}", "arguments": {"q": "${q}"}}\n</tool_call>`;
+  const replies = [
+    `<think>\nI could write ${call("mcp__docs__echo", "no")}\n</think>\n\nLet me look 🔎.\n${call("mcp__docs__search", "a </tool_call> b")}\n${call("mcp__docs__nope", "x")}\nDone.`,
+    `Sure:\n\`\`\`json\n${call("mcp__docs__echo", "é")}\n\`\`\`\nDone.`,
+    `Thinking.\n</think>\nOK ${call("mcp__docs__search", "q")}`,
+    `No reasoning 👍 ${call("mcp__docs__echo", "x")}\n<tool_call>{"name": "mcp__docs__search", "arguments": {"q": "cut`,
+    "The tag <tool_call> in prose, <tool_call>name()</tool_call>. 4.",
+  ];
+  let runs = 0;
+  for (const m of [map, map.toJSON(), undefined]) {
+    const acc = new TextToolCallAccumulator(m);
+    for (const reply of replies) {
+      const whole = parseTextToolCalls(reply, m);
+      const units = [...Array(reply.length + 1).keys()];
+      // Every one cut (between the halves of a surrogate pair too), and one UTF-16 unit at a time.
+      for (const i of units) {
+        assert.deepEqual(streamed(acc, reply, [i], whole), whole, `${reply} at ${i}`);
+        runs++;
+      }
+      assert.deepEqual(streamed(acc, reply, units.slice(1, -1), whole), whole, reply);
+    }
+    acc.free();
+  }
+  assert.ok(runs > 300, `${runs}`);
+  map.free();
+});
+
+test("TextToolCallAccumulator: text and calls as soon as they are known; a piece costs its own length", () => {
+  const acc = new TextToolCallAccumulator();
+  assert.deepEqual(acc.push("<think>\nplan\n</think>\nLet me look. <tool_"), { calls: [], text: "<think>\nplan\n</think>\nLet me look." });
+  assert.deepEqual(acc.push('call>{"name": "mcp__docs__echo"}'), { calls: [], text: "" });
+  const got = acc.push("</tool_call>\nDone.");
+  assert.deepEqual([got.calls.map((c) => [c.id, c.tool]), got.text], [[["call_0", "mcp__docs__echo"]], " \nDone."]);
+  assert.deepEqual(acc.finish(), { calls: [], text: "" });
+  // A megabyte, in pieces of 100 characters.
+  const line = "A line of the answer, with <b>tags</b>, {braces} and `code`.\n";
+  const block = '<tool_call>\n{"name": "mcp__docs__echo", "arguments": {"q": "x > y"}}\n</tool_call>\n';
+  let reply = "<think>\nok\n</think>\n";
+  while (reply.length < 1_000_000) reply += line.repeat(20) + block;
+  const whole = parseTextToolCalls(reply);
+  const started = performance.now();
+  const out = { calls: [], text: "" };
+  for (let i = 0; i < reply.length; i += 100) {
+    const { calls, text } = acc.push(reply.slice(i, i + 100));
+    out.calls.push(...calls);
+    out.text += text;
+  }
+  const end = acc.finish();
+  const took = performance.now() - started;
+  assert.equal(end.calls.length, 0);
+  assert.deepEqual({ calls: out.calls, text: out.text + end.text }, whole);
+  assert.ok(took < 10_000, `${took} ms`);
+  acc.free();
+});
+
+test("TextToolCallAccumulator: a delta that is no string, or a freed accumulator, is INVALID_INPUT", () => {
+  const acc = new TextToolCallAccumulator();
+  for (const bad of [42, null, undefined, { text: "x" }, new TextEncoder().encode("x")]) {
+    assert.throws(() => acc.push(bad), (e) => e instanceof ToolwireError && e.code === "INVALID_INPUT" && /the delta must be a string/.test(e.message), String(bad));
+  }
+  // The accumulator goes on after a refused delta.
+  assert.deepEqual(acc.push("ok"), { calls: [], text: "ok" });
+  assert.throws(() => new TextToolCallAccumulator(42), (e) => e instanceof ToolwireError && e.code === "INVALID_INPUT");
+  acc.free();
+  assert.throws(() => acc.push("x"), (e) => e instanceof ToolwireError && e.code === "INVALID_INPUT" && /was freed/.test(e.message));
+  assert.throws(() => acc.finish(), (e) => e instanceof ToolwireError && e.code === "INVALID_INPUT");
+  acc.free();
+});
