@@ -1664,8 +1664,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * type or status (`Anthropic stream error overloaded_error: Overloaded`); so does a Gemini or Vertex chunk whose
    * candidate read ends at a tool call that failed (`finishReason` `MALFORMED_FUNCTION_CALL`,
    * `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, as {@link parseToolCalls} says: `Gemini stream error
-   * MALFORMED_FUNCTION_CALL: ...`), once the chunk is read: its parts are in `message()`, and a call it completed
-   * (one streaming its arguments, cut short with `INVALID_ARGUMENTS`) comes with the next `push` or `finish()`. Past 1,024 calls being read at once
+   * MALFORMED_FUNCTION_CALL: ...`), once the chunk is read: its parts are in `message()`, and the turn's calls not given yet (one held for its
+   * signature, one that chunk or the text pushed with it completed, one still streaming) are dropped with the turn,
+   * the message saying how many (`the turn's 1 other call is left out too`), so the retry starts clean; a call an
+   * earlier `push` gave was given before the failure was known. Past 1,024 calls being read at once
    * (a call past that is not made) or 64 MiB of their names and arguments (Vertex `partialArgs` counted by what they
    * make), the calls being read are dropped, and the model's turn with them (`message()` throws), with
    * `LIMIT_EXCEEDED`; so is a call of a Responses stream past the 262,144 it completed (it is not made), and an event

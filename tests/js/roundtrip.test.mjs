@@ -746,7 +746,7 @@ test("Gemini and Vertex: a candidate that ended at a malformed or unexpected too
     assert.throws(() => tw.parseToolCalls({ candidates: [{ finishReason: reason }] }, "gemini"), (e) => e.code === "PROVIDER_ERROR" && e.message.startsWith(`Gemini error ${reason}: `) && e.providerError.finishReason === reason);
   }
   assert.deepEqual(tw.parseToolCalls({ candidates: [{ finishReason: "SAFETY", index: 0 }] }, "gemini"), [], "another finish reason without calls");
-  // Streamed: the chunk that ends it throws; the text before it stays in the turn, a call before it comes.
+  // Streamed: the chunk that ends it throws; the text before it stays in the turn, a call held is dropped with it.
   const acc = new tw.ToolCallAccumulator("vertex");
   const sse = (v) => `data: ${JSON.stringify(v)}\r\n\r\n`;
   assert.deepEqual(acc.push(sse({ candidates: [{ content: { role: "model", parts: [{ text: "Let me look." }, { functionCall: { name: "a", args: {} } }] }, index: 0 }], responseId: "r1" })), []);
@@ -757,10 +757,42 @@ test("Gemini and Vertex: a candidate that ended at a malformed or unexpected too
     error = e;
   }
   assert.equal(error?.code, "PROVIDER_ERROR");
-  assert.equal(error.message, message.replace("Gemini error", "Gemini stream error"));
+  assert.equal(error.message, message.replace("Gemini error", "Gemini stream error").replace(" (finishMessage", "; the turn's 1 other call is left out too: a turn that failed is retried whole (finishMessage"));
   assert.deepEqual(error.providerError, { finishReason: "MALFORMED_FUNCTION_CALL", finishMessage });
-  assert.deepEqual(acc.finish().map((c) => c.tool), ["a"]);
+  assert.deepEqual(acc.finish().map((c) => c.tool), [], "the turn's calls not given yet are dropped: it is retried whole");
   assert.deepEqual(acc.message(), { role: "model", parts: [{ text: "Let me look." }, { functionCall: { name: "a", args: {} } }] });
+});
+
+test("Gemini: a turn that failed at a tool call drops its calls not given yet, and the retry's failure is heard", () => {
+  const ch = (parts, x = {}, rid = "r1") => ({ candidates: [{ content: { role: "model", parts }, index: 0, ...x }], responseId: rid });
+  const malformed = "Gemini stream error MALFORMED_FUNCTION_CALL: the model's function call was malformed, and Gemini gave no call for it: retry the turn";
+  const failure = (message) => (e) => e instanceof tw.ToolwireError && e.code === "PROVIDER_ERROR" && e.message === message;
+  const acc = new tw.ToolCallAccumulator("gemini");
+  assert.deepEqual(acc.push(ch([{ functionCall: { name: "a", args: {} } }])), []);
+  assert.throws(() => acc.push(ch([], { finishReason: "MALFORMED_FUNCTION_CALL" })), failure(`${malformed}; the turn's 1 other call is left out too: a turn that failed is retried whole`));
+  // The retry starts clean (no INVALID_INPUT for calls dropped), and its own failure is thrown.
+  assert.throws(() => acc.push(ch([{ text: "Let me search." }], { finishReason: "MALFORMED_FUNCTION_CALL" }, "r2")), failure(malformed));
+  assert.deepEqual(acc.finish(), []);
+  // Without finish(): the retried turn is read afresh.
+  const retry = new tw.ToolCallAccumulator("gemini");
+  retry.push(ch([{ functionCall: { name: "a", args: {} } }]));
+  assert.throws(() => retry.push(ch([], { finishReason: "MALFORMED_FUNCTION_CALL" })));
+  assert.deepEqual(retry.push(ch([{ functionCall: { name: "b", args: {} }, thoughtSignature: "c2ln" }], { finishReason: "STOP" }, "r2")).map((c) => c.tool), ["b"]);
+  // The failure of a response that began while calls of the last were not given yet wins, saying both.
+  const both = new tw.ToolCallAccumulator("gemini");
+  const stop = ch([{ functionCall: { name: "d", args: {} }, thoughtSignature: "c2ln" }], { finishReason: "STOP" });
+  assert.throws(() => both.push(`data: ${JSON.stringify(stop)}\n\ndata: {broken\n\n`));
+  assert.throws(() => both.push(ch([{ text: "Let me search." }], { finishReason: "MALFORMED_FUNCTION_CALL" }, "r2")),
+    failure(`${malformed}; also, another response began before finish() ended the stream of the last: its 1 tool calls not given yet were dropped (call finish() when a stream ends)`));
+  // Another candidate's failure is not the turn's, read whole or pushed.
+  const c0 = { content: { role: "model", parts: [{ functionCall: { name: "a", args: {} } }] }, finishReason: "STOP", index: 0 };
+  const c1 = { finishReason: "MALFORMED_FUNCTION_CALL", index: 1 };
+  assert.deepEqual(tw.parseToolCalls([c0, c1], "gemini").map((c) => c.tool), ["a"]);
+  assert.deepEqual(tw.parseToolCalls({ candidates: [c0, c1] }, "gemini").map((c) => c.tool), ["a"]);
+  assert.deepEqual(new tw.ToolCallAccumulator("gemini").push(c1), []);
+  // A Gemini response whose turn failed still looks like Gemini's, read as another provider's.
+  const failed = { candidates: [{ ...c0, finishReason: "MALFORMED_FUNCTION_CALL" }] };
+  assert.throws(() => tw.parseToolCalls(failed, "openai"), (e) => e.code === "INVALID_INPUT" && e.looksLike === "Gemini");
 });
 
 test("ToolCallAccumulator.message(): the model's turn, as each provider wants it back", () => {
