@@ -120,6 +120,26 @@ fn boxed_numbers_are_the_numbers_they_hold() {
 }
 
 #[wasm_bindgen_test]
+fn boxed_numbers_are_told_by_their_slot_and_taken_by_options() {
+    // Whatever its keys, prototype or tag, a boxed Infinity is what JSON writes as null.
+    for boxed in [
+        "Object.assign(new Number(Infinity),{a:1})",
+        "Object.setPrototypeOf(new Number(Infinity),Object.prototype)",
+        "Object.defineProperty(new Number(Infinity),Symbol.toStringTag,{value:'Object'})",
+    ] {
+        let tools = js_sys::eval(&format!(r#"[{{name:"t",inputSchema:{{type:"object",properties:{{n:{{default:{boxed}}}}}}}}}]"#)).unwrap();
+        let err = convert_mcp_tools(tools, "openai".into(), JsValue::UNDEFINED).unwrap_err();
+        assert_eq!(code(&err), "INVALID_JSON", "{boxed}: {}", message(&err));
+        let map = JsNameMap::from_tools(js(r#"[{"name":"t","inputSchema":{"type":"object","properties":{"x":{}}}}]"#), "openai".into(), JsValue::UNDEFINED).unwrap();
+        let err = map.prepare_arguments("t".into(), js_sys::eval(&format!("({{x:{boxed}}})")).unwrap()).unwrap_err();
+        assert_eq!(code(&err), "INVALID_ARGUMENTS", "{boxed}: {}", message(&err));
+    }
+    // An option read from JS as it holds it takes a boxed Number as the number it holds.
+    let flat = flatten_content_js(js(r#"[{"type":"text","text":"hello world"}]"#), js_sys::eval("({maxChars:new Number(5)})").unwrap()).unwrap();
+    assert_eq!(flat, flatten_content_js(js(r#"[{"type":"text","text":"hello world"}]"#), js(r#"{"maxChars":5}"#)).unwrap());
+}
+
+#[wasm_bindgen_test]
 fn name_map_round_trip_and_arguments() {
     let tools = js(r#"[{"name":"b__c","serverName":"a"},{"name":"c","serverName":"a__b"},
         {"name":"pick","serverName":"s","inputSchema":{"type":"object","properties":{"base":{"type":"integer","enum":[2,8,16]}}}}]"#);

@@ -285,19 +285,18 @@ fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'stat
         if get_loose(&v, "toJSON").is_function() {
             continue;
         }
+        // A boxed primitive (`new Number(NaN)`, `new Boolean(true)`), of any prototype, with
+        // keys or without: JSON writes the primitive it holds, and none of its keys.
+        match unboxed(&v) {
+            Some(Unboxed::Number(n)) if !n.is_finite() => return Some((at, describe_js(&JsValue::from_f64(n)), "null")),
+            Some(_) => continue,
+            None => {}
+        }
         let Ok(entries) = entries_of(&v) else { continue };
-        // An object of a class without keys: a boxed primitive (`new Number(NaN)`, `new
-        // Boolean(true)`), which JSON writes as the primitive it holds, or one JSON makes `{}`.
-        if entries.length() == 0 && class_name(&v).is_some() {
-            match unboxed(&v) {
-                Some(Unboxed::Number(n)) if !n.is_finite() => return Some((at, describe_js(&JsValue::from_f64(n)), "null")),
-                Some(_) => continue,
-                None => {}
-            }
-            // The whole value was looked at by the caller (an empty object of a class is refused there).
-            if !numbers && !at.is_empty() {
-                return Some((at, describe_js(&v), "{}"));
-            }
+        // An object of a class without keys, which JSON makes `{}`. The whole value was looked at
+        // by the caller (an empty object of a class is refused there).
+        if !numbers && !at.is_empty() && entries.length() == 0 && class_name(&v).is_some() {
+            return Some((at, describe_js(&v), "{}"));
         }
         for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {
             let (k, x) = entry_pair(&e);
@@ -389,21 +388,48 @@ pub(crate) enum Unboxed {
 /// `v` as `JSON.stringify` writes it if it is a boxed Number, String or Boolean of any realm
 /// (one without a `toJSON` method, which JSON would call instead); `None` for anything else. A
 /// boxed BigInt is none: `JSON.stringify` throws on it (a TypeError, `INVALID_JSON`) before this
-/// is asked. Its class is told by `Object.prototype.toString` (which reads the value's internal
-/// slot, without throwing): one crossing and its tag's text for any other object, and the
-/// slot's own test (which throws for anything else) only where the tag names a boxed class.
+/// is asked. JSON tells a boxed value by its internal slot, whatever its prototype and keys
+/// (`Object.setPrototypeOf(new Number(NaN), Object.prototype)`, `Object.assign(new
+/// Number(Infinity), {a: 1})` are written `null`), and so does this: by
+/// `Object.prototype.toString`, which reads the slot without throwing (one crossing, and the
+/// slot's own test, which throws for anything else, only where the tag names a boxed class),
+/// unless a `Symbol.toStringTag` string (its own or its prototype's) names another class; then
+/// by each slot's own test (microseconds a throw, for such objects only: a Map, a typed array,
+/// an instance of a class that names itself).
 pub(crate) fn unboxed(v: &JsValue) -> Option<Unboxed> {
     if !v.is_object() {
         return None;
     }
-    let tag = caught::tag(v).ok()??.as_string()?;
-    let boxed = match tag.as_str() {
-        "[object Number]" => number_data(v).ok().map(|data| Unboxed::Number(to_number(v).unwrap_or(data))),
-        "[object String]" => caught::string_data(v).is_ok_and(|s| s.is_some()).then_some(Unboxed::Json),
-        "[object Boolean]" => boolean_data(v).ok().map(|_| Unboxed::Json),
-        _ => None,
+    let named = TO_STRING_TAG.with(|t| caught::get_some(v, t)).ok().flatten().is_some_and(|t| t.is_string());
+    let number = || number_data(v).ok().map(|data| Unboxed::Number(to_number(v).unwrap_or(data)));
+    let string = || caught::string_data(v).is_ok_and(|s| s.is_some()).then_some(Unboxed::Json);
+    let boolean = || boolean_data(v).ok().map(|_| Unboxed::Json);
+    let boxed = if named {
+        number().or_else(string).or_else(boolean)
+    } else {
+        match caught::tag(v).ok()??.as_string()?.as_str() {
+            "[object Number]" => number(),
+            "[object String]" => string(),
+            "[object Boolean]" => boolean(),
+            _ => None,
+        }
     }?;
     (!get_loose(v, "toJSON").is_function()).then_some(boxed)
+}
+
+/// The number `v` is, or the one a boxed Number holds as JSON reads it ([`unboxed`]): an option
+/// read from JS as it holds it (`timeoutMs`, `maxChars`) takes `new Number(5000)` as JSON and
+/// `limits` do. `None` for anything else.
+pub(crate) fn js_number(v: &JsValue) -> Option<f64> {
+    v.as_f64().or_else(|| match unboxed(v) {
+        Some(Unboxed::Number(n)) => Some(n),
+        _ => None,
+    })
+}
+
+thread_local! {
+    /// `Symbol.toStringTag`, read once.
+    static TO_STRING_TAG: JsValue = js_sys::Symbol::to_string_tag().into();
 }
 
 /// `Array.isArray(v)`, false for a revoked Proxy (the one value it throws on: what reads the value
@@ -855,11 +881,7 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
 /// make `null`.
 fn refuse_non_finite(v: &JsValue, at: &str) -> std::result::Result<(), String> {
     // A boxed Number (`new Number(Infinity)`) is the number JSON writes for it.
-    let n = v.as_f64().or_else(|| match unboxed(v) {
-        Some(Unboxed::Number(n)) => Some(n),
-        _ => None,
-    });
-    match n.filter(|n| !n.is_finite()) {
+    match js_number(v).filter(|n| !n.is_finite()) {
         None => Ok(()),
         Some(n) => {
             let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };

@@ -56,7 +56,8 @@ fn opt_limit(raw: &JsValue, key: &str, unit: &str) -> Result<Option<u64>, Error>
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    match v.as_f64() {
+    // A boxed Number (`new Number(5000)`) as the number it holds, as JSON reads it.
+    match crate::wasm::interop::js_number(&v) {
         Some(n) if n == f64::INFINITY => Ok(Some(u64::MAX)),
         Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER => Ok(Some(n as u64)),
         _ => Err(Error::new(
@@ -281,8 +282,7 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
     // Reopenings past a hundred in a row would only hide a server that is gone: Infinity is refused.
     let retries = get(options, "maxRetries");
     if !retries.is_undefined() && !retries.is_null() {
-        opts.max_retries = retries
-            .as_f64()
+        opts.max_retries = crate::wasm::interop::js_number(&retries)
             .filter(|n| (0.0..=100.0).contains(n) && n.fract() == 0.0)
             .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "options.maxRetries must be an integer from 0 to 100"))? as u32;
     }

@@ -353,7 +353,8 @@ fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    match v.as_f64() {
+    // A boxed Number (`new Number(5)`) as the number it holds, as JSON reads it.
+    match crate::wasm::interop::js_number(&v) {
         Some(n) if n == f64::INFINITY => Ok(Some(usize::MAX)),
         // Saturating: a cap past what memory holds is no cap.
         Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as usize)),

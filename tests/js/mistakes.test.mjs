@@ -802,3 +802,30 @@ test("a boxed Number (new Number(Infinity)) is checked as the number it holds, a
   await refused(() => tw.processJsonSchema(big.inputSchema), "INVALID_JSON", /BigInt/);
   await refused(() => map.prepareArguments("t", { x: Object(1n) }), "INVALID_JSON", /BigInt/);
 });
+
+test("a boxed Number is told by its slot, not its tag or prototype, and options read from JS take it as the number it holds", async () => {
+  const map = tw.NameMap.fromTools([{ name: "t", inputSchema: { type: "object", properties: { x: {} } } }], "openai");
+  const tagged = (tag) => Object.defineProperty(new Number(Infinity), Symbol.toStringTag, { value: tag });
+  const boxes = [
+    Object.assign(new Number(Infinity), { a: 1 }),
+    Object.setPrototypeOf(new Number(Infinity), Object.prototype),
+    Object.assign(Object.setPrototypeOf(new Number(Infinity), Object.prototype), { a: 1 }),
+    tagged("Object"),
+    tagged("Map"),
+  ];
+  for (const [i, box] of boxes.entries()) {
+    assert.equal(JSON.stringify({ x: box }), '{"x":null}', `case ${i}`);
+    // Read through Object.prototype's valueOf, a box without Number.prototype is NaN to JSON.
+    await refused(() => map.prepareArguments("t", { x: box }), "INVALID_ARGUMENTS", /^arguments\.x is (Infinity|NaN), which JSON makes null/);
+    await refused(() => tw.convertMcpTools([{ name: "p", inputSchema: { type: "object", properties: { n: { default: box } } } }], "openai"), "INVALID_JSON", /^tool at index 0\.inputSchema\.properties\.n\.default is (Infinity|NaN)/);
+  }
+  // A plain object named as a Number by its tag is a plain object.
+  assert.deepEqual(map.prepareArguments("t", { x: { [Symbol.toStringTag]: "Number", a: null } }), { x: { a: null } });
+  // Options read from JS as it holds them take a boxed Number as JSON and `limits` do.
+  for (const key of ["timeoutMs", "idleTimeoutMs", "maxPages", "maxTools", "maxEventBytes", "maxResponseBytes", "maxRetries"]) {
+    assert.ok(new tw.McpClient("http://127.0.0.1:9/mcp", { [key]: new Number(5) }), key);
+    await refused(() => new tw.McpClient("http://127.0.0.1:9/mcp", { [key]: new Number(0.5) }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} must be`));
+  }
+  assert.deepEqual(tw.flattenContent([{ type: "text", text: "hello world" }], { maxChars: new Number(5) }), tw.flattenContent([{ type: "text", text: "hello world" }], { maxChars: 5 }));
+  await refused(() => tw.flattenContent([{ type: "text", text: "x" }], { maxChars: new Number(-1) }), "INVALID_OPTIONS", /^options\.maxChars must be a non-negative integer/);
+});
