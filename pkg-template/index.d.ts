@@ -911,6 +911,7 @@ export class ToolwireError extends Error {
    * resources the app subscribed to, or for those a 2026-07-28 server does not take (see {@link McpClient}): each of
    * them, with why (`JSONRPC_ERROR` the server's refusal, `TIMEOUT`, `CAPABILITY_NOT_NEGOTIATED` when the server no
    * longer declares `resources.subscribe` or its acknowledgement of `subscriptions/listen` leaves the resource out,
+   * the server's own error when it refused the `subscriptions/listen` a subscription made while listening asked for,
    * `LIMIT_EXCEEDED` past the 256 made again). The error's `code` is the first one's.
    */
   readonly lost?: { uri: string; code: ToolwireErrorCode; message: string }[];
@@ -3004,9 +3005,14 @@ export interface McpCallOptions {
  * `request("resources/subscribe", { uri })` and `request("resources/unsubscribe", { uri })` are not sent to such a
  * server: once the capability check passes (`resources.subscribe` declared, else `CAPABILITY_NOT_NEGOTIATED` as in
  * 2025), they change the client's subscriptions and resolve `{}`, as the server's empty result would (at most 256:
- * one more is `LIMIT_EXCEEDED`; a `uri` that is not a string is `INVALID_INPUT`). A `listen()` under way is made
- * again at once with the new filter (its stream closed, which cancels it in that revision, and a new one opened;
- * no change announced for it); without one, the next `listen()` asks for them: as with a 2025 server, the
+ * one more is `LIMIT_EXCEEDED`; a `uri` that is not a string is `INVALID_INPUT`; an aborted `signal` is `ABORTED`,
+ * with nothing changed). A `listen()` under way reads what its stream has brought, then is made again with the new
+ * filter (its stream closed, which cancels it in that revision, and a new one opened: at once, or, while it waits
+ * to reopen a lost stream, when it reopens); the new stream announces each resource kept across the change as
+ * updated (`onNotification`), since what the server published between the two is not known: an update may come
+ * twice, none is lost. A server that refuses the new filter with a JSON-RPC error (-32002 for a resource it does
+ * not know) loses the resources the change added (forgotten, and `console.error` says so, with the server's
+ * error), and the listening goes on without them. Without a `listen()` under way, the next `listen()` asks for them: as with a 2025 server, the
  * updates come only while the client listens. The server's first message on the stream,
  * `notifications/subscriptions/acknowledged` (which `onNotification` hears too), holds what it honors: a resource
  * it leaves out (the SDK's servers honor them only when they declare `resources.subscribe`) is forgotten, and
@@ -3113,8 +3119,9 @@ export class McpClient {
    * resources subscribed to with `request("resources/subscribe")` (`resourceSubscriptions`, see {@link McpClient}),
    * made again when its stream ends (the tool list is then taken as changed, and `onToolListChanged` called, and so
    * are the resource and prompt lists the server declared `listChanged` for, and `onNotification` hears each
-   * resource subscribed to as updated: what changed in between is not known), and at once when the app subscribes
-   * or unsubscribes (its stream closed, announcing nothing); it resolves
+   * resource subscribed to as updated: what changed in between is not known), and when the app subscribes or
+   * unsubscribes (at once, or at the reopening it waits for; its stream read, then closed, and the resources kept
+   * announced as updated); it resolves
    * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).

@@ -1132,8 +1132,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// no longer declares `resources.subscribe`); a handshake in 2026-07-28 (a renewal that found
     /// the server speaking it) whose server does not declare `resources.subscribe`, or past
     /// [`MAX_RESUBSCRIBED`]; a 2026-07-28 `subscriptions/listen` whose acknowledgement leaves some
-    /// out. They are forgotten: no `notifications/resources/updated` will come for them, and
-    /// neither a later renewal nor a later listening asks again. The JS host says it on
+    /// out, or made again for a change of them that the server refused (a JSON-RPC error: those
+    /// the change added). They are forgotten: no `notifications/resources/updated` will come for
+    /// them, and neither a later renewal nor a later listening asks again. The JS host says it on
     /// `console.error`.
     pub fn set_problem_handler(&self, handler: Option<ProblemHandler>) {
         *self.on_problem.borrow_mut() = handler;
@@ -2020,8 +2021,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 .with_detail("capability", capability));
             }
             let gen = self.session_gen.get();
-            // 2026-07-28 has no `resources/subscribe` nor `unsubscribe`: the client's own.
+            // 2026-07-28 has no `resources/subscribe` nor `unsubscribe`: the client's own (not
+            // changed by one aborted already, as a request would not be sent).
             if modern && matches!(method, "resources/subscribe" | "resources/unsubscribe") {
+                if cancelled_already(&mut opts.cancel) {
+                    return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted before it was made: the client's subscriptions are as they were")));
+                }
                 return self.subscribe_here(method, &params).map(|v| (v, gen));
             }
             let ended = self.session_ended.generation.get();
@@ -4732,9 +4737,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// after 1 s, backing off while openings fail, up to `max_retries` failures in a row
     /// (`PROTOCOL`). A subscription opened again announces a changed tool list (to the
     /// notification handler too), and each resource subscribed to as updated: what changed in
-    /// between is not known. The app's subscriptions changed, the stream is closed (what cancels
-    /// a request in that revision) and the subscription made again at once with the new filter,
-    /// announcing nothing (nothing was missed). The server's acknowledgement
+    /// between is not known. The app's subscriptions changed, what the stream has brought is read,
+    /// then it is closed (what cancels a request in that revision) and the subscription made again
+    /// with the new filter (at once; while waiting to reopen a lost stream, at that reopening),
+    /// announcing each resource kept across the change as updated: what the server published
+    /// between the two streams is not known, so none is missed, some may come twice. A server
+    /// that refuses the new filter with a JSON-RPC error loses the resources the change added
+    /// (forgotten, and the problem handler told, with its error), and the subscription is made
+    /// again without them. The server's acknowledgement
     /// (`notifications/subscriptions/acknowledged`, which the notification handler hears too)
     /// holds the part of the filter it honors: the resources it leaves out are forgotten, and the
     /// problem handler told ([`Client::set_problem_handler`]). At the first opening, 405 or -32601
@@ -4748,8 +4758,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut failed, mut opened, mut reauthorized) = (0u32, false, Reauthorizations::default());
         let mut last_status = Got::default();
         // The last stream was closed to make the subscription again with the app's new
-        // subscriptions: its reopening missed nothing, and announces nothing.
-        let mut refiltered = false;
+        // subscriptions (`refiltered`), whose filter asked for `before`: its reopening announces
+        // the resources kept across the change as updated (what came meanwhile is not known), and
+        // a refusal of the new filter forgets the resources the change added.
+        let (mut refiltered, mut before) = (false, Vec::<String>::new());
         loop {
             // A handshake under way (a renewal, connect()) first: the subscription is the new session's.
             while self.reinitializing.get() {
@@ -4778,6 +4790,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let headers = self.modern_headers(WHAT, &params)?;
             let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
             let sent_with = self.auth_generation.get();
+            // The resources a change of the app's subscriptions added: a refusal of the new filter
+            // is theirs.
+            let added: Vec<String> = if refiltered { asked.iter().filter(|u| !before.contains(u)).cloned().collect() } else { Vec::new() };
             let stream = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
                     self.auth_accepted(sent_with);
@@ -4788,6 +4803,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     continue;
                 }
                 Ok(r) if matches!(r.status, 401 | 403) => return Err(refused_again(self.status_error(r, WHAT).await, reauthorized)),
+                // The server refused the filter a change of the app's subscriptions made (a
+                // JSON-RPC error, such as one for a resource it does not know): the resources the
+                // change added are forgotten and told, and the subscription made again without them.
+                Ok(r) if opened && !added.is_empty() && !(500..600).contains(&r.status) => {
+                    let status = r.status;
+                    let e = if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "application/json" {
+                        match self.read_json(&id, WHAT, r.body, None, None, &self.sent_on()).await {
+                            Err(e) => e,
+                            // A result at once: it ended the subscription.
+                            Ok(_) => return Ok(true),
+                        }
+                    } else {
+                        self.status_error(r, WHAT).await
+                    };
+                    if rpc_code(&e).is_some() {
+                        self.lose_subscriptions(REFUSED_FILTER, added.iter().map(|u| (u.clone(), e.clone())).collect());
+                        continue;
+                    }
+                    last_status = Got::Status(status);
+                    None
+                }
                 // Not offered (405, or -32601 for the method); a result at once ended it; any other
                 // answer is the server's error.
                 Ok(r) if !opened && r.status == 405 => return Ok(false),
@@ -4814,8 +4850,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
             };
             reauthorized = Reauthorizations::default();
             if let Some(mut body) = stream {
-                // A subscription opened again may have missed changes while there was none.
-                if opened && !refiltered {
+                // A subscription opened again may have missed changes while there was none; one
+                // made again for a change of the app's subscriptions, what came for the resources
+                // kept across it (the others' were not asked for, or are new) between the two
+                // streams (duplicates of what the last one brought, maybe).
+                if opened && refiltered {
+                    for uri in asked.iter().filter(|u| before.contains(u)) {
+                        let updated = Incoming::Notification { method: "notifications/resources/updated".owned(), params: object([("uri", string(uri))]) };
+                        drop(self.handle(&none, WHAT, updated, None, false, &self.sent_on()).await);
+                    }
+                } else if opened {
                     for changed in self.changes_unknown() {
                         drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
                     }
@@ -4826,15 +4870,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let changed = self.subscriptions_changed.wait_since(filtered);
                 pin_mut!(changed);
                 loop {
+                    // What the stream has already is read before a change of the app's
+                    // subscriptions closes it.
                     let chunk = {
                         let next = body.next_chunk();
                         pin_mut!(next);
-                        match select(changed.as_mut(), next).await {
-                            Either::Left(_) => {
-                                refiltered = true;
+                        match select(next, changed.as_mut()).await {
+                            Either::Left((c, _)) => c,
+                            Either::Right(_) => {
+                                (refiltered, before) = (true, asked.clone());
                                 break;
                             }
-                            Either::Right((c, _)) => c,
                         }
                     };
                     let Some(Ok(chunk)) = chunk else { break };
@@ -5179,6 +5225,10 @@ const RENEWED_SESSION: &str = "the session was renewed (the server had forgotten
 
 /// How a handshake in 2026-07-28 (a renewal that found the server speaking it) lost subscriptions.
 const RENEWED_MODERN: &str = "the client connected again, in MCP 2026-07-28 (the server speaks it now), but cannot keep";
+
+/// How a 2026-07-28 subscription made again for a change of the app's subscriptions, and refused
+/// (a JSON-RPC error), lost those the change added.
+const REFUSED_FILTER: &str = "the server refused the subscriptions/listen (MCP 2026-07-28) that asked for";
 
 /// How a 2026-07-28 subscription's acknowledgement lost subscriptions.
 const NOT_ACKNOWLEDGED: &str = "the server's acknowledgement of subscriptions/listen (MCP 2026-07-28) leaves out";

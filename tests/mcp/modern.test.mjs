@@ -253,16 +253,42 @@ test("resources/subscribe and unsubscribe by name go in listen()'s subscriptions
   await c.request("resources/subscribe", { uri: hello });
   await c.request("resources/unsubscribe", { uri: counter });
   assert.ok(await waitFor(() => acked([hello]), { timeoutMs: 5000 }));
+  // A reopening announces the resources kept across a change as updated: counted from here.
+  const [counted, helloed] = [updates(counter), updates(hello)];
   await c.callTool("touch", { uri: counter });
   await c.callTool("touch", { uri: hello });
-  assert.ok(await waitFor(() => updates(hello) === 1, { timeoutMs: 5000 }), "the other resource's update comes");
-  assert.equal(updates(counter), 1, "none for the resource unsubscribed from (it would have come first)");
+  assert.ok(await waitFor(() => updates(hello) === helloed + 1, { timeoutMs: 5000 }), "the other resource's update comes");
+  assert.equal(updates(counter), counted, "none for the resource unsubscribed from (it would have come first)");
   assert.deepEqual(filters().at(-1), [hello]);
   assert.equal(changed, 0, "no changed tool list made up for the reopenings the subscriptions asked for");
   const sent = modern.stats().requests.map((x) => x.method);
   assert.ok(!sent.includes("resources/subscribe") && !sent.includes("resources/unsubscribe"), "2026-07-28 has neither: not sent");
   await c.close();
   assert.equal(await within(3000, listening, "listen() after close()"), true);
+});
+
+test("a subscription made while listen() runs loses no update: one published just before is heard, as one or as the reopening's announcement", async () => {
+  const [counter, hello] = ["test://counter", "test://hello"];
+  for (let i = 0; i < 3; i++) {
+    const heard = [];
+    const c = new t.McpClient(modern.url, { era: "modern", onNotification: (n) => heard.push(n) });
+    await c.connect();
+    const acked = (uris) =>
+      heard.some((n) => n.method === "notifications/subscriptions/acknowledged" && JSON.stringify(n.params.notifications?.resourceSubscriptions ?? []) === JSON.stringify(uris));
+    await c.request("resources/subscribe", { uri: counter });
+    const listening = c.listen();
+    assert.ok(await waitFor(() => acked([counter]), { timeoutMs: 5000 }));
+    await c.callTool("touch", { uri: counter });
+    await c.request("resources/subscribe", { uri: hello });
+    assert.ok(await waitFor(() => acked([counter, hello]), { timeoutMs: 5000 }));
+    assert.ok(heard.some((n) => n.method === "notifications/resources/updated" && n.params.uri === counter), `run ${i}: the counter's update`);
+    // An aborted signal changes nothing.
+    await rejectsWith(c.request("resources/unsubscribe", { uri: counter }, { signal: AbortSignal.abort() }), "ABORTED");
+    await rejectsWith(c.request("resources/subscribe", { uri: "test://other" }, { signal: AbortSignal.abort() }), "ABORTED");
+    await c.close();
+    assert.equal(await within(3000, listening, "listen() after close()"), true);
+    assert.deepEqual(modern.stats().listens.at(-1)?.resourceSubscriptions, [counter, hello], "no reopening for the aborted changes");
+  }
 });
 
 test("ping and logging/setLevel, which 2026-07-28 does not have, are refused unsent", async () => {
@@ -277,4 +303,54 @@ test("ping and logging/setLevel, which 2026-07-28 does not have, are refused uns
   assert.match(noUri.message, /params\.uri must be a string/);
   assert.equal(modern.stats().requests.length, before, "nothing sent");
   await c.close();
+});
+
+test("a subscription whose filter the server refuses while listen() runs is forgotten and told; listen() goes on", async () => {
+  const { createServer } = await import("node:http");
+  const filters = [];
+  const srv = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const msg = JSON.parse(Buffer.concat(chunks).toString() || "null");
+    const json = (o) => { res.writeHead(200, { "content-type": "application/json" }); res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...o })); };
+    if (msg?.method === "server/discover") {
+      return json({ result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { resources: { subscribe: true } }, _meta: { "io.modelcontextprotocol/serverInfo": { name: "m", version: "1" } } } });
+    }
+    if (msg?.method === "subscriptions/listen") {
+      const f = msg.params.notifications;
+      filters.push(f.resourceSubscriptions ?? []);
+      if ((f.resourceSubscriptions ?? []).includes("test://missing")) return json({ error: { code: -32002, message: "Resource not found: test://missing" } });
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: f, _meta: { "io.modelcontextprotocol/subscriptionId": msg.id } } })}\n\n`);
+      return;
+    }
+    if (msg?.id !== undefined) return json({ result: {} });
+    res.writeHead(202).end();
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const errors = [];
+  const error = console.error;
+  console.error = (...a) => errors.push(a);
+  try {
+    const c = new t.McpClient(`http://127.0.0.1:${srv.address().port}/mcp`, { era: "modern" });
+    await c.connect();
+    await c.request("resources/subscribe", { uri: "test://a" });
+    let settled = false;
+    const listening = c.listen().finally(() => (settled = true));
+    assert.ok(await waitFor(() => filters.length === 1, { timeoutMs: 5000 }));
+    await c.request("resources/subscribe", { uri: "test://missing" });
+    assert.ok(await waitFor(() => filters.length === 3, { timeoutMs: 5000 }), JSON.stringify(filters));
+    assert.deepEqual(filters, [["test://a"], ["test://a", "test://missing"], ["test://a"]]);
+    assert.equal(errors.length, 1);
+    const e = errors[0].find((x) => x?.lost);
+    assert.deepEqual(e.lost.map((l) => l.uri), ["test://missing"]);
+    assert.match(e.lost[0].message, /Resource not found/);
+    assert.equal(settled, false, "listen() goes on");
+    await c.close();
+    assert.equal(await within(3000, listening, "listen() after close()"), true);
+  } finally {
+    console.error = error;
+    srv.closeAllConnections();
+    await new Promise((r) => srv.close(r));
+  }
 });

@@ -8061,6 +8061,8 @@ struct Listening {
     streams: Vec<Live>,
     ids: Vec<Value>,
     filters: Vec<Value>,
+    /// A resource whose naming in a filter the server refuses (-32002, as a JSON-RPC error).
+    refuse: Option<&'static str>,
 }
 
 /// A 2026-07-28 server over a [`Listening`]: `server/discover`, `subscriptions/listen`,
@@ -8076,10 +8078,13 @@ fn listening_server(state: &Rc<RefCell<Listening>>) -> Reply {
                 "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "m", "version": "2"}}
             })),
             Some("subscriptions/listen") => {
+                st.filters.push(b["params"]["notifications"].clone());
+                if st.refuse.is_some_and(|r| b["params"]["notifications"]["resourceSubscriptions"].as_array().is_some_and(|a| a.iter().any(|u| u == r))) {
+                    return json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "error": {"code": -32002, "message": "Resource not found"}}));
+                }
                 let live = Live::default();
                 st.streams.push(live.clone());
                 st.ids.push(b["id"].clone());
-                st.filters.push(b["params"]["notifications"].clone());
                 Reply::Live(live)
             }
             Some("resources/read") => Reply::Echo(json!({"contents": []})),
@@ -8177,8 +8182,9 @@ fn subscriptions_in_2026_07_28_are_the_clients_and_go_in_the_listen_filter() {
 }
 
 /// A subscription made or ended while the 2026-07-28 listening runs closes its stream (which
-/// cancels it in that revision) and makes it again at once with the new filter, announcing no
-/// change (nothing was missed); one that changes nothing opens nothing. A stream the server ends
+/// cancels it in that revision) and makes it again at once with the new filter, announcing each
+/// resource kept across the change as updated (what came between the two streams is not known);
+/// one that changes nothing opens nothing. A stream the server ends
 /// is opened again announcing what may have been missed: the lists, and each resource subscribed
 /// to as updated.
 #[test]
@@ -8200,12 +8206,13 @@ fn a_change_of_subscriptions_makes_the_2026_07_28_listening_again() {
         sub("resources/subscribe", "file:///a").await.unwrap();
         sub("resources/subscribe", "file:///b").await.unwrap();
         streams(3).await;
-        assert!(notes.borrow().is_empty(), "{:?}", notes.borrow());
+        until(|| notes.borrow().len() == 1).await;
         // The server ends it.
         state.borrow().streams[2].close();
         streams(4).await;
         sub("resources/unsubscribe", "file:///a").await.unwrap();
         streams(5).await;
+        until(|| notes.borrow().len() == 6).await;
         h.client.close().await.unwrap();
     }));
     assert!(listened.unwrap());
@@ -8215,14 +8222,96 @@ fn a_change_of_subscriptions_makes_the_2026_07_28_listening_again() {
     assert_eq!(
         *notes.borrow(),
         [
+            "notifications/resources/updated {\"uri\":\"file:///a\"}",
             "notifications/tools/list_changed {}",
             "notifications/resources/list_changed {}",
             "notifications/resources/updated {\"uri\":\"file:///a\"}",
             "notifications/resources/updated {\"uri\":\"file:///b\"}",
+            "notifications/resources/updated {\"uri\":\"file:///b\"}",
         ],
-        "only the reopening after the server ended the stream announces"
+        "a change announces the resources it kept; the reopening after the server ended the stream, the lists too"
     );
     assert_eq!(posted(&h).iter().filter(|m| *m == "resources/subscribe" || *m == "resources/unsubscribe").count(), 0);
+}
+
+/// A change of the app's subscriptions while the 2026-07-28 listening runs loses no notification:
+/// what the stream already brought is read before it is closed, and the new one announces the
+/// resources kept as updated (the server may have published in between).
+#[test]
+fn a_change_of_subscriptions_loses_no_notification() {
+    let (h, state, _) = listening_client(SUBSCRIBABLE());
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push(format!("{m} {p}")))));
+    block_on(h.client.connect()).unwrap();
+    let o = &mut CallOptions::default();
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), o)).unwrap();
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| state.borrow().streams.len() == 1).await;
+        // Arrived, not read yet, when the change comes.
+        state.borrow().streams[0].message(&json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "file:///a", "n": 1}}));
+        h.client.request_checked("resources/subscribe", json!({"uri": "file:///b"}), &mut CallOptions::default()).await.unwrap();
+        until(|| state.borrow().streams.len() == 2 && notes.borrow().len() == 2).await;
+        h.client.close().await.unwrap();
+    }));
+    assert!(listened.unwrap());
+    assert_eq!(state.borrow().filters, [filter_of(&["file:///a"]), filter_of(&["file:///a", "file:///b"])]);
+    assert_eq!(
+        *notes.borrow(),
+        ["notifications/resources/updated {\"uri\":\"file:///a\",\"n\":1}", "notifications/resources/updated {\"uri\":\"file:///a\"}"],
+        "the one that came, then the reopening's for the resource kept"
+    );
+}
+
+/// A server that refuses the filter a change of the app's subscriptions made (a JSON-RPC error,
+/// here for a resource it does not know): the resources the change added are forgotten and told
+/// by the problem handler with the server's error, and the listening goes on with the filter
+/// before the change; a later listen() is not refused for them.
+#[test]
+fn a_refused_change_of_subscriptions_forgets_what_it_added_and_listens_on() {
+    let (h, state, problems) = listening_client(SUBSCRIBABLE());
+    state.borrow_mut().refuse = Some("file:///missing");
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| state.borrow().streams.len() == 1).await;
+        h.client.request_checked("resources/subscribe", json!({"uri": "file:///missing"}), &mut CallOptions::default()).await.unwrap();
+        until(|| state.borrow().streams.len() == 2).await;
+        assert!(!state.borrow().streams[1].dropped());
+        h.client.close().await.unwrap();
+    }));
+    assert!(listened.unwrap());
+    assert_eq!(state.borrow().filters, [filter_of(&["file:///a"]), filter_of(&["file:///a", "file:///missing"]), filter_of(&["file:///a"])]);
+    let problems = problems.borrow();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    let e = &problems[0];
+    assert!(e.message.starts_with("the server refused the subscriptions/listen (MCP 2026-07-28) that asked for 1 resource the app subscribed to: file:///missing ("), "{}", e.message);
+    assert!(e.message.contains("Resource not found"), "{}", e.message);
+    let lost = &e.details.as_ref().unwrap()["lost"];
+    assert_eq!(lost[0]["uri"], "file:///missing");
+    assert!(lost[0]["message"].as_str().unwrap().contains("Resource not found"), "{lost}");
+}
+
+/// An aborted signal given to a 2026-07-28 subscribe or unsubscribe: ABORTED, as a request sent
+/// would be, and the client's subscriptions unchanged.
+#[test]
+fn an_aborted_subscription_change_changes_nothing() {
+    let (h, state, _) = listening_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+    for (method, uri) in [("resources/subscribe", "file:///b"), ("resources/unsubscribe", "file:///a")] {
+        let mut opts = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+        let e = block_on(h.client.request_checked(method, json!({"uri": uri}), &mut opts)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Aborted, "{method}: {e}");
+        assert!(e.message.contains("subscriptions are as they were"), "{}", e.message);
+    }
+    block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| state.borrow().streams.len() == 1).await;
+        h.client.close().await
+    }))
+    .1
+    .unwrap();
+    assert_eq!(state.borrow().filters, [filter_of(&["file:///a"])]);
 }
 
 /// The server's acknowledgement of a 2026-07-28 subscription holds the part of the filter it
