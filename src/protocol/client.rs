@@ -1560,18 +1560,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if forgotten {
             // connect() or close() came meanwhile: the subscriptions are no longer the app's.
             self.resubscribed_forgotten.set(!resent.is_empty());
-        } else if !lost.is_empty() {
-            self.subscribed.borrow_mut().retain(|u| !lost.iter().any(|(l, _)| l == u));
         }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
         self.session_changed.fire();
         self.spoke_modern.set(false);
-        if !forgotten && !lost.is_empty() {
-            let e = lost_subscriptions(RENEWED_SESSION, &lost);
-            if let Some(h) = self.on_problem.borrow().as_ref() {
-                h(&e);
-            }
+        if !forgotten {
+            self.lose_subscriptions(RENEWED_SESSION, lost);
         }
         Ok(())
     }
