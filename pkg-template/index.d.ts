@@ -3117,9 +3117,13 @@ export class McpClient {
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, and the updates of the
    * resources subscribed to with `request("resources/subscribe")` (`resourceSubscriptions`, see {@link McpClient}),
-   * made again when its stream ends (the tool list is then taken as changed, and `onToolListChanged` called, and so
-   * are the resource and prompt lists the server declared `listChanged` for, and `onNotification` hears each
-   * resource subscribed to as updated: what changed in between is not known), and when the app subscribes or
+   * made again when its stream ends, after 1 s (the tool list is then taken as changed, and `onToolListChanged`
+   * called, and so are the resource and prompt lists the server declared `listChanged` for, and `onNotification`
+   * hears each resource subscribed to as updated: what changed in between is not known; so at every reopening),
+   * ever later while streams end without bringing anything but the server's acknowledgement (the second such
+   * stream in a row 1.5 s, then half as long again each time, at most 30 s from one opening to the next: a
+   * server that ends every subscription at once has the tools taken as changed twice a minute, not every
+   * second; a stream that brings something, or lasts 30 s, starts over at 1 s), and when the app subscribes or
    * unsubscribes (at once, or at the reopening it waits for; its stream read, then closed, and the resources kept
    * announced as updated); it resolves
    * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its

@@ -4730,10 +4730,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// when it subscribed to any: see [`Client::subscribe_here`]), a stream (a POST's) read to its
     /// end and opened again (a new request, no `Last-Event-ID`: the revision has no resumption)
     /// after 1 s, backing off while openings fail, up to `max_retries` failures in a row
-    /// (`PROTOCOL`). A subscription opened again announces a changed tool list (to the
-    /// notification handler too), and each resource subscribed to as updated: what changed in
-    /// between is not known. The app's subscriptions changed, what the stream has brought is read,
-    /// then it is closed (what cancels a request in that revision) and the subscription made again
+    /// (`PROTOCOL`), and while streams end without bringing anything but the acknowledgement
+    /// ([`resubscribe_delay`]: at most one opening in 30 s then). A subscription opened again
+    /// announces a changed tool list (to the notification handler too; the other lists as
+    /// [`Client::changes_unknown`] says), and each resource subscribed to as updated: what changed
+    /// in between is not known. After a stream that brought nothing too: the server may have
+    /// published in the wait between the two streams (a stream it ends at once covers no time at
+    /// all), and neither its silence nor its acknowledgement says it did not; so the announcements
+    /// stand at every reopening, one set each (an update is never lost), and what keeps a server
+    /// that ends every stream at once from having the app list its tools every second is the
+    /// spacing of those reopenings. The app's subscriptions changed, what the stream has brought
+    /// is read, then it is closed (what cancels a request in that revision) and the subscription made again
     /// with the new filter (at once; while waiting to reopen a lost stream, at that reopening),
     /// announcing each resource kept across the change as updated: what the server published
     /// between the two streams is not known, so none is missed, some may come twice. A server
@@ -4757,6 +4764,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // the resources kept across the change as updated (what came meanwhile is not known), and
         // a refusal of the new filter forgets the resources the change added.
         let (mut refiltered, mut before) = (false, Vec::<String>::new());
+        // Streams in a row that brought nothing, the last included (see `resubscribe_delay`).
+        let mut idle = 0u32;
         loop {
             // A handshake under way (a renewal, connect()) first: the subscription is the new session's.
             while self.reinitializing.get() {
@@ -4844,6 +4853,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             };
             reauthorized = Reauthorizations::default();
+            // How long the stream lived (none: no stream).
+            let mut lived = 0u64;
             if let Some(mut body) = stream {
                 // A subscription opened again may have missed changes while there was none; one
                 // made again for a change of the app's subscriptions, what came for the resources
@@ -4860,6 +4871,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                 }
                 (opened, failed, refiltered) = (true, 0, false);
+                // Whether the stream brought a message but the acknowledgement, and when it opened.
+                let (mut brought, opened_at) = (false, self.clock.now_ms());
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 let mut held = Held::of(self.server.clone());
                 let changed = self.subscriptions_changed.wait_since(filtered);
@@ -4895,10 +4908,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                     return Ok(true)
                                 }
                                 msg => {
-                                    if let Incoming::Notification { method, params } = &msg {
-                                        if method == "notifications/subscriptions/acknowledged" {
-                                            self.acknowledged(&id, &asked, filtered, params);
+                                    match &msg {
+                                        Incoming::Notification { method, params } if method == "notifications/subscriptions/acknowledged" => {
+                                            self.acknowledged(&id, &asked, filtered, params)
                                         }
+                                        Incoming::Notification { .. } | Incoming::Request { .. } => brought = true,
+                                        _ => {}
                                     }
                                     drop(self.handle(&none, WHAT, msg, None, false, &self.sent_on()).await)
                                 }
@@ -4908,9 +4923,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 // Closed (dropped, which aborts its fetch) before the subscription is made again.
                 drop(body);
+                // One closed for a change of the app's subscriptions did not end by itself: it
+                // counts only when it brought something.
                 if refiltered {
+                    if brought {
+                        idle = 0;
+                    }
                     continue;
                 }
+                lived = self.clock.now_ms().saturating_sub(opened_at);
+                idle = if brought || lived >= MAX_BACKOFF_MS { 0 } else { idle + 1 };
             } else {
                 failed += 1;
                 refiltered = false;
@@ -4918,7 +4940,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, &last_status, false));
                 }
             }
-            let delay = backoff_ms(failed);
+            let delay = resubscribe_delay(failed, idle, lived);
             self.clock.sleep(delay).await;
         }
     }
@@ -5288,10 +5310,27 @@ async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> Result<F
     }
 }
 
+/// The longest wait before a stream is opened again ([`backoff_ms`]).
+const MAX_BACKOFF_MS: u64 = 30_000;
+
 /// The wait after `failed` failed openings in a row, without the server's word: 1 s, half as long
 /// again after each failure, at most 30 s.
 fn backoff_ms(failed: u32) -> u64 {
-    (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64
+    (1000.0 * 1.5f64.powi(failed as i32)).min(MAX_BACKOFF_MS as f64) as u64
+}
+
+/// How long to wait before a 2026-07-28 subscription (`subscriptions/listen`) is made again: after
+/// `failed` failed openings in a row, [`backoff_ms`]; and while streams come in a row that end
+/// without bringing anything but the acknowledgement, each within [`MAX_BACKOFF_MS`] (`idle` of
+/// them, the last included, which lived `lived_ms`), the openings are spaced at least as the
+/// failures' backoff from the second on (1.5 s, 2.25 s... at most 30 s from one opening to the
+/// next): a server that ends every subscription at once is not asked (nor its changes announced,
+/// see [`Client::subscribe`]) every second for ever, and one that closes quiet streams after a
+/// while is asked again 1 s after that while, as before. The wait for a failure is never less than
+/// that spacing.
+fn resubscribe_delay(failed: u32, idle: u32, lived_ms: u64) -> u64 {
+    let spacing = if idle == 0 { 0 } else { backoff_ms(idle - 1) };
+    backoff_ms(failed).max(spacing.saturating_sub(lived_ms))
 }
 
 /// The least wait before a stream is opened again, whatever the server's `retry` says: a server

@@ -4570,6 +4570,51 @@ fn subscription_answers_and_reopenings() {
     assert_eq!(h.log.borrow().requests.len(), 3);
 }
 
+/// A 2026-07-28 server that ends every subscription at once (its acknowledgement alone, or no
+/// event at all) is asked again ever later: 1 s, then half as long again each time, at most 30 s
+/// between openings; a stream that brings a change starts over at 1 s. Each reopening still
+/// announces the lists as changed (the wait is a gap in which the server may have published):
+/// one set each, no more. A stream that lived a while before ending counts its life against the
+/// wait, and one that lived 30 s or more is no idle one.
+#[test]
+fn a_subscription_ended_at_once_again_and_again_is_made_again_ever_later() {
+    let ack = r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true}}}"#;
+    let changed = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#;
+    let mut replies = vec![discover_reply()];
+    replies.extend((0..11).map(|n| if n % 2 == 0 { sse_events(&[ack], false) } else { sse_events(&[], false) }));
+    replies.push(sse_events(&[ack, changed], false));
+    replies.push(sse_events(&[ack], false));
+    replies.push(status_reply(401, vec![], ""));
+    let h = harness_with(replies, modern(), 60_000);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::Unauthorized);
+    // The last: the bound on reading the 401's body, not a reopening.
+    assert_eq!(waits(&h), [1000, 1500, 2250, 3375, 5062, 7593, 11390, 17085, 25628, 30000, 30000, 1000, 1000, 1000]);
+    assert_eq!(posted(&h).iter().filter(|m| *m == "subscriptions/listen").count(), 14);
+    let listed = notes.borrow().iter().filter(|m| *m == "notifications/tools/list_changed").count();
+    assert_eq!(listed, 12 + 1, "one announcement at each of the 12 reopenings, and the server's own");
+
+    // Streams that live a while: the wait is what is left of the spacing; 30 s or more, none.
+    let (h, state, _) = listening_client(json!({"tools": {"listChanged": true}}));
+    block_on(h.client.connect()).unwrap();
+    let st = &state;
+    let streams = move |n: usize| until(move || st.borrow().streams.len() == n);
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        for (n, life) in [(1, 0), (2, 0), (3, 1000), (4, 0), (5, 40_000), (6, 0)] {
+            streams(n).await;
+            h.clock.advance(life);
+            state.borrow().streams[n - 1].close();
+        }
+        streams(7).await;
+        h.client.close().await.unwrap();
+    }));
+    assert!(listened.unwrap());
+    assert_eq!(waits(&h), [1000, 1500, 2250 - 1000, 3375, 1000, 1000]);
+}
+
 /// MRTR: `input_required` is answered through the request handler and the call sent again with
 /// a new id, `inputResponses` and the `requestState` exactly as given (none when none was given);
 /// the answers are for that call only. Without a handler: `INPUT_REQUIRED`.
