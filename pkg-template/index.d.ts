@@ -3130,7 +3130,11 @@ export class McpClient {
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
    * A session renewal that changes the revision (`era: "auto"`, a server redeployed while connected) moves the
-   * listening to the new revision's: from the standalone stream to `subscriptions/listen`, or back.
+   * listening to the new revision's: from the standalone stream to `subscriptions/listen`, or back. A
+   * `subscriptions/listen` refused as a 2025 server refuses a 2026-07-28 request (as for any request: a
+   * `-32022` naming only 2025 revisions, the MCP SDKs' refusals of a request without a session or of its
+   * version) makes that renewal itself, at the first opening or a reopening (then the lists are taken as changed,
+   * as at any reopening); the handshake finding 2026-07-28 again, the refusal is taken as any other.
    * A second `listen()` while one runs opens nothing: it settles as the first does. The stream does not keep the
    * client (as with the `listen` option): one let go without `close()` or `free()` (garbage-collected) stops
    * listening within about a second, its fetch aborted, and `listen()` resolves `true` (no callback called after);

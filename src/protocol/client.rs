@@ -4753,7 +4753,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// (not offered) is `Ok(false)`, a JSON result (the server ended it at once) `Ok(true)`, any
     /// other answer the server's error; a response on the stream (it ended the subscription) ends
     /// it: `Ok(true)`, or its error, and so does `notifications/cancelled` naming the
-    /// subscription's request: `Ok(true)`.
+    /// subscription's request: `Ok(true)`. With the auto era, a refusal that says the server
+    /// speaks a 2025 revision now (redeployed: [`Client::other_revision`], as for any request)
+    /// has a new handshake find out which, once until a stream opens again, and the listening
+    /// goes on on the standalone stream ([`Client::listen_until_closed`]); the handshake finding
+    /// 2026-07-28 again, the refusal is taken as any other.
     async fn subscribe(&self) -> Result<bool> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
@@ -4766,6 +4770,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut refiltered, mut before) = (false, Vec::<String>::new());
         // Streams in a row that brought nothing, the last included (see `resubscribe_delay`).
         let mut idle = 0u32;
+        // A refusal taken for the server's redeployment as a 2025 one had a new handshake, which
+        // found 2026-07-28 again, since the last stream opened.
+        let mut rehandshaken = false;
         loop {
             // A handshake under way (a renewal, connect()) first: the subscription is the new session's.
             while self.reinitializing.get() {
@@ -4779,6 +4786,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // one, at a request's refusal): that revision has no subscription but the standalone
             // stream (GET), which a listen() begun in it opens.
             if self.is_connected() && !self.is_modern() {
+                // What the server published since the subscription's last stream ended is not
+                // known: announced, as a session renewal does on the standalone stream.
+                if opened {
+                    for changed in self.changes_unknown() {
+                        drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
+                    }
+                }
                 return Box::pin(self.listen_until_closed()).await;
             }
             let id = self.new_id();
@@ -4793,7 +4807,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let params = self.with_meta(&object([("notifications", filter)]), None);
             let headers = self.modern_headers(WHAT, &params)?;
             let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
-            let sent_with = self.auth_generation.get();
+            let (sent_with, gen) = (self.auth_generation.get(), self.session_gen.get());
             // The resources a change of the app's subscriptions added: a refusal of the new filter
             // is theirs.
             let added: Vec<String> = if refiltered { asked.iter().filter(|u| !before.contains(u)).cloned().collect() } else { Vec::new() };
@@ -4807,6 +4821,30 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     continue;
                 }
                 Ok(r) if matches!(r.status, 401 | 403) => return Err(refused_again(self.status_error(r, WHAT).await, reauthorized)),
+                // A refusal that may say the server speaks a 2025 revision now (redeployed): a new
+                // handshake, after which the listening goes on in the revision it found (above);
+                // the same one found, the refusal is taken as the arms below take it.
+                Ok(r) if r.status == 400 && self.opts.era == Era::Auto && !rehandshaken => {
+                    let e = self.status_error(r, WHAT).await;
+                    if self.other_revision(WHAT, &e) {
+                        if let Err(h) = self.renew_session(gen, WHAT, &mut CallOptions::default()).await {
+                            return Err(Error { message: format!("{WHAT}: the server refused it as one of another revision does, and a new handshake failed: {}", h.message), ..h });
+                        }
+                        if !self.is_modern() {
+                            continue;
+                        }
+                        rehandshaken = true;
+                    }
+                    if opened && !added.is_empty() && rpc_code(&e).is_some() {
+                        self.lose_subscriptions(REFUSED_FILTER, added.iter().map(|u| (u.clone(), e.clone())).collect());
+                        continue;
+                    }
+                    if !opened {
+                        return if rpc_code(&e) == Some(-32601) { Ok(false) } else { Err(e) };
+                    }
+                    last_status = Got::Status(400);
+                    None
+                }
                 // The server refused the filter a change of the app's subscriptions made (a
                 // JSON-RPC error, such as one for a resource it does not know): the resources the
                 // change added are forgotten and told, and the subscription made again without them.
@@ -4870,7 +4908,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
                     }
                 }
-                (opened, failed, refiltered) = (true, 0, false);
+                (opened, failed, refiltered, rehandshaken) = (true, 0, false, false);
                 // Whether the stream brought a message but the acknowledgement, and when it opened.
                 let (mut brought, opened_at) = (false, self.clock.now_ms());
                 let mut parser = SseParser::new(self.opts.max_event_bytes);

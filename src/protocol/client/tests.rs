@@ -7629,6 +7629,89 @@ fn a_renewal_into_2025_moves_listen_to_the_standalone_stream() {
     assert!(listening.dropped() || listening.closed(), "the standalone stream read until close()");
 }
 
+/// A `subscriptions/listen` refused as a 2025 server refuses a 2026-07-28 request (redeployed:
+/// here the TypeScript SDK's "Mcp-Session-Id header is required") has the auto era find out, as
+/// any request's refusal does: a new handshake, and listen() goes on on the standalone stream of
+/// the new session, whether at the first opening or at a reopening (which announces the lists as
+/// changed: what the server published in between is not known). A refusal of another kind, or
+/// one after which the handshake finds 2026-07-28 again, is the listening's error as before, one
+/// handshake at most.
+#[test]
+fn a_listen_refused_by_a_server_redeployed_as_2025_moves_to_the_standalone_stream() {
+    let session_required = || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
+    let methods = |h: &Harness| {
+        h.log.borrow().requests.iter().map(|r| if r.method == Method::Get { "GET".to_owned() } else { body(r)["method"].as_str().unwrap_or_default().to_owned() }).collect::<Vec<_>>()
+    };
+    for at_a_reopening in [false, true] {
+        let (turned, subscription, listening) = (Rc::new(Cell::new(false)), Live::default(), Live::default());
+        let (t, sub, lis) = (turned.clone(), subscription.clone(), listening.clone());
+        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            let on_s1 = header(req, "mcp-session-id") == Some("s1");
+            match (t.get(), req.method, b["method"].as_str()) {
+                (false, _, Some("initialize")) => rpc_status(400, -32020, Value::Null),
+                (false, _, Some("server/discover")) => discover_reply(),
+                (false, _, Some("subscriptions/listen")) => Reply::Live(sub.clone()),
+                (true, _, Some("initialize")) => init_reply_id(b["id"].as_i64().unwrap_or_default(), "2025-11-25", Some("s1")),
+                (true, Method::Get, _) if on_s1 => Reply::Live(lis.clone()),
+                (true, Method::Delete, _) | (true, _, Some("notifications/initialized")) => accepted(),
+                (true, _, _) => session_required(),
+                _ => accepted(),
+            }
+        }))]);
+        let notes = Rc::new(RefCell::new(Vec::new()));
+        let n2 = notes.clone();
+        h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+        block_on(h.client.connect()).unwrap();
+        assert!(h.client.is_modern());
+        if !at_a_reopening {
+            turned.set(true);
+        }
+        let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+            if at_a_reopening {
+                until(|| h.log.borrow().requests.iter().any(|r| body(r)["method"] == "subscriptions/listen")).await;
+                // Redeployed: the subscription's stream ends with the old server.
+                turned.set(true);
+                subscription.close();
+            }
+            until(|| h.log.borrow().requests.iter().any(|r| r.method == Method::Get)).await;
+            listening.message(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": 1}}));
+            until(|| notes.borrow().iter().any(|n| n == "notifications/message")).await;
+            h.client.close().await.unwrap();
+        }));
+        assert_eq!(listened, Ok(true), "at a reopening: {at_a_reopening}");
+        assert!(!h.client.is_modern());
+        let mut expected = vec!["initialize", "server/discover", "subscriptions/listen"];
+        if at_a_reopening {
+            expected.push("subscriptions/listen");
+        }
+        expected.extend(["server/discover", "initialize", "notifications/initialized", "GET"]);
+        assert_eq!(methods(&h)[..expected.len()], expected, "at a reopening: {at_a_reopening}");
+        let heard: &[&str] = if at_a_reopening { &["notifications/tools/list_changed", "notifications/message"] } else { &["notifications/message"] };
+        assert_eq!(*notes.borrow(), heard, "at a reopening: {at_a_reopening}");
+    }
+
+    // Another refusal (400, -32602): the listening's error, no new handshake.
+    let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), rpc_status(400, -32602, Value::Null)]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(rpc_code(&block_on(h.client.listen()).unwrap_err()), Some(-32602));
+    assert_eq!(methods(&h), ["initialize", "server/discover", "subscriptions/listen"]);
+    // The handshake finds 2026-07-28 again: the refusal is the listening's error.
+    let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), session_required(), discover_reply(), session_required()]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(rpc_code(&block_on(h.client.listen()).unwrap_err()), Some(-32000));
+    assert!(h.client.is_modern());
+    assert_eq!(methods(&h), ["initialize", "server/discover", "subscriptions/listen", "server/discover"]);
+    // Refused so at reopenings, with the same revision found: one handshake, then failures counted.
+    let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), sse_events(&[], false), session_required(), discover_reply(), session_required(), session_required()]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::Protocol);
+    assert_eq!(methods(&h), ["initialize", "server/discover", "subscriptions/listen", "subscriptions/listen", "server/discover", "subscriptions/listen", "subscriptions/listen"]);
+}
+
 /// A response in hand is the call's, whatever comes after it (probe rv2 F5): in a JSON body (a
 /// 2025-03-26 batch) or on a stream, beside a server request whose handler answers after the
 /// response came, the call's total deadline or its signal ends only the wait for that answer. The
