@@ -2202,12 +2202,15 @@ export function textToolResults(results: McpCallToolResult | readonly McpCallToo
  * for a model without reasoning, the calls come with `finish()`. A reply that starts with `<think>` gives each call as
  * soon as its block ends, once its `</think>` has come (a `</think>` with a `<tool_call>` before it and no `<think>`
  * at the start, which may be inside a block, holds the calls to the end too). A piece costs the time of its own text,
- * not of the reply so far (a block held back after its JSON ended is read again when a `>` or `{` comes; the line a
- * piece ends in is looked at again).
+ * not of the reply so far: what is held back (blanks, a line going on, a line that may open a fence, blanks after a
+ * `<tool_call>`) is not read again at each piece (a block held back after its JSON ended is read again when a `>` or
+ * `{` comes).
  *
  * `nameMap` as {@link parseTextToolCalls} takes it (a `NameMap` given here is shared, not copied). A character cut
- * between two pieces (a UTF-16 surrogate pair) is joined again. Throws `INVALID_INPUT` for a delta that is not a
- * string, and for any method of an accumulator freed.
+ * between two pieces (a UTF-16 surrogate pair) is joined again. A reply holds at most 64 MiB (of UTF-8): a piece that
+ * would take it past is `LIMIT_EXCEEDED`, and not taken, the accumulator left as it was (`finish()` gives what it
+ * holds; it then reads the next reply). Throws `INVALID_INPUT` for a delta that is not a string, and for any method
+ * of an accumulator freed.
  *
  * ```ts
  * const acc = new TextToolCallAccumulator(nameMap); // NameMap.fromTools(tools, "openai", options): the prompt's
@@ -2224,7 +2227,7 @@ export function textToolResults(results: McpCallToolResult | readonly McpCallToo
 export class TextToolCallAccumulator<A extends JsonValue = JsonValue> {
   /** `nameMap`: a `NameMap`, its `toJSON()`, or that JSON's text, as {@link parseTextToolCalls} takes it. */
   constructor(nameMap?: NameMap<A> | NameMapJson | string | null);
-  /** Takes the next piece of the reply; gives the text and the calls that no later piece can change. */
+  /** Takes the next piece of the reply; gives the text and the calls that no later piece can change. `LIMIT_EXCEEDED` (nothing taken) past 64 MiB. */
   push(delta: string): TextToolCalls<A>;
   /** Ends the reply: gives the rest of its text and calls. The accumulator then reads the next reply. */
   finish(): TextToolCalls<A>;

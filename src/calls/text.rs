@@ -93,11 +93,18 @@ struct Reader {
     /// Where in the reply the text starts that more text may read otherwise (the reply's end
     /// once read whole).
     held: usize,
+    /// Where the reply ended when the `<tool_call>` at `scan` was found followed by blanks only
+    /// (see [`next_open_from`]).
+    blank: usize,
+    /// What is read of `text`, as it grows ([`Tail`]), and of `text` up to `fence`.
+    tail: Tail,
+    fence_tail: Tail,
 }
 
 impl Reader {
     fn new(reply: &str, pos: usize) -> Self {
-        Self { pos, text: reply[..pos].owned(), calls: Vec::new(), fence: None, fences: Fences { line: pos, seen: pos, open: None }, next: None, scan: pos, gate: None, held: pos }
+        let (tail, fence_tail) = (Tail::of(&reply[..pos]), Tail::default());
+        Self { pos, text: reply[..pos].owned(), calls: Vec::new(), fence: None, fences: Fences { line: pos, seen: pos, open: None }, next: None, scan: pos, gate: None, held: pos, blank: 0, tail, fence_tail }
     }
 
     /// Reads the blocks from `pos` on: all of them where `whole` (the reply is all there), else
@@ -114,10 +121,13 @@ impl Reader {
                     }
                     at
                 }
-                None => match next_open_in(reply, self.scan.max(self.pos), whole) {
-                    Open::At(at) => at,
+                None => match next_open_from(reply, self.scan.max(self.pos), self.blank, whole) {
+                    Open::At(at) => {
+                        self.blank = 0;
+                        at
+                    }
                     Open::Pending(at) => {
-                        (self.next, self.scan, self.held) = (None, at, at);
+                        (self.next, self.scan, self.held, self.blank) = (None, at, at, reply.len());
                         return;
                     }
                     Open::None => {
@@ -126,18 +136,23 @@ impl Reader {
                         while !reply.is_char_boundary(scan) {
                             scan += 1;
                         }
-                        (self.next, self.scan, self.held) = (None, scan, reply.len());
+                        (self.next, self.scan, self.held, self.blank) = (None, scan, reply.len(), 0);
                         return;
                     }
                 },
             };
-            let undo = (self.text.len(), self.calls.len(), self.fence, self.fences.clone(), crate::naming::suggestions_left());
+            let undo = (self.text.len(), self.calls.len(), self.fence, self.fences.clone(), crate::naming::suggestions_left(), self.tail, self.fence_tail);
             let before = &reply[self.pos..at];
             let from = self.text.len();
             self.text.push_str(before);
             if self.fence.is_none() || !before.trim().is_empty() {
                 self.fence = fence_open(before).map(|f| from + f).filter(|&f| self.fences.opens(&self.text, f));
+                if let Some(f) = self.fence {
+                    self.fence_tail = self.tail;
+                    self.fence_tail.read(&self.text[from..f]);
+                }
             }
+            self.tail.read(before);
             self.fences.read(&self.text, self.text.len());
             let read = read_block(reply, at, &mut self.calls, map, whole);
             let mut closing = None;
@@ -150,7 +165,8 @@ impl Reader {
                 closing = closing_fence(rest).map(|ticks| blank + ticks);
                 // A line of backticks not ended yet may go on: a fence only where it ends.
                 let open = !whole && (rest.is_empty() || (!rest.contains('\n') && rest.trim_start_matches('`').trim().is_empty()));
-                wait = open.then_some(Gate::More(reply.len()));
+                let (ticks, after) = (!rest.is_empty(), rest.ends_with(char::is_whitespace));
+                wait = open.then_some(Gate::More { at: reply.len(), ticks, after });
                 !open
             });
             let Some((end, next)) = read.ok().filter(|_| decided) else {
@@ -161,7 +177,7 @@ impl Reader {
                 };
                 self.text.truncate(undo.0);
                 self.calls.truncate(undo.1);
-                (self.fence, self.fences) = (undo.2, undo.3);
+                (self.fence, self.fences, self.tail, self.fence_tail) = (undo.2, undo.3, undo.5, undo.6);
                 crate::naming::set_suggestions_left(undo.4);
                 // Its text before it is the reply's, but for a fence line (see `Safe`).
                 (self.next, self.held) = (Some(at), at);
@@ -170,6 +186,7 @@ impl Reader {
             self.pos = end;
             if let (Some(f), Some(skip)) = (self.fence, closing) {
                 self.text.truncate(f);
+                self.tail = self.fence_tail;
                 self.fences = Fences::at(&self.text);
                 self.pos += skip;
                 self.fence = None;
@@ -187,6 +204,8 @@ impl Reader {
 /// open a fence holding only blocks, blanks (the text is trimmed), and the calls of a reply that
 /// does not start with `<think>` until a `</think>` ends its reasoning or the reply ends (the
 /// text before a `</think>` opened by the chat template is reasoning, whose blocks are no calls).
+/// A piece costs the time of its own text: what is held back is not read again at each piece. A
+/// reply holds at most [`MAX_TEXT_REPLY_BYTES`].
 #[derive(Debug, Clone, Default)]
 pub struct TextAccumulator {
     /// The reply so far.
@@ -205,7 +224,29 @@ pub struct TextAccumulator {
     given: usize,
     /// The suggestion passes the calls given spent (`NameMap::resolve`'s, per reply).
     suggestions: Option<usize>,
+    /// What is read of the text held back after the blocks read (of the reply's start, before
+    /// the reasoning is known).
+    tail: TailFrom,
+    /// Where the reply may end after a `<tool_call>` whose blanks were read (see [`next_open_from`]).
+    blank: usize,
+    /// The most bytes of a reply it takes.
+    max_bytes: MaxBytes,
 }
+
+/// [`MAX_TEXT_REPLY_BYTES`], or less in a test.
+#[derive(Debug, Clone, Copy)]
+struct MaxBytes(usize);
+
+impl Default for MaxBytes {
+    fn default() -> Self {
+        Self(MAX_TEXT_REPLY_BYTES)
+    }
+}
+
+/// The most bytes of a reply a [`TextAccumulator`] takes: 64 MiB, far more than a model writes in
+/// a turn; a piece past it is `LIMIT_EXCEEDED`, so that the reply and its text held cannot take the
+/// module past its memory, where an allocation that fails traps.
+pub(crate) const MAX_TEXT_REPLY_BYTES: usize = 64 << 20;
 
 /// What a [`TextAccumulator`] knows of a reply's reasoning.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -226,8 +267,11 @@ impl TextAccumulator {
         Self::default()
     }
 
-    /// Takes the next piece of the reply; gives the text and the calls it completed.
-    pub fn push(&mut self, delta: &str, map: Option<&NameMap>) -> TextReply {
+    /// Takes the next piece of the reply; gives the text and the calls it completed. A piece that
+    /// would take the reply past [`MAX_TEXT_REPLY_BYTES`] is `LIMIT_EXCEEDED`, and not taken: the
+    /// accumulator is as it was.
+    pub fn push(&mut self, delta: &str, map: Option<&NameMap>) -> crate::error::Result<TextReply> {
+        self.room_for(delta.len())?;
         let _budget = crate::naming::SuggestionBudget::start();
         if self.think == Think::Fresh {
             self.think = Think::Unknown(0);
@@ -251,37 +295,54 @@ impl TextAccumulator {
         let text = match &mut self.reader {
             Some(reader) => {
                 reader.run(reply, map, false);
+                let held = &reply[reader.pos..reader.held];
+                let tail = self.tail.read(reply, reader.pos, reader.held);
                 let safe = match reader.fence {
                     // The fence and the blocks after it go if it closes after them.
-                    Some(f) if reply[reader.pos..reader.held].trim().is_empty() => Safe(&reader.text[..f], ""),
-                    _ => Safe(&reader.text, &reply[reader.pos..reader.held]),
+                    Some(f) if tail.end == 0 => Safe(&reader.text[..f], reader.fence_tail, "", Tail::default()),
+                    _ => Safe(&reader.text, reader.tail, held, tail),
                 };
                 let calls = &reader.calls[self.given..];
                 self.given = reader.calls.len();
-                let text = show(&mut self.shown, safe.without_fence_line());
+                let text = show(&mut self.shown, safe, true);
                 self.suggestions = crate::naming::suggestions_left();
-                return TextReply { calls: calls.to_vec(), text };
+                return Ok(TextReply { calls: calls.to_vec(), text });
             }
             None => {
                 if self.scan != usize::MAX {
-                    match next_open_in(reply, self.scan, false) {
-                        Open::At(at) => (self.scan, self.held) = (usize::MAX, at),
-                        Open::Pending(at) => (self.scan, self.held) = (at, at),
-                        Open::None => (self.scan, self.held) = (floor_boundary(reply, reply.len().saturating_sub(OPEN.len()).max(self.scan)), reply.len()),
+                    match next_open_from(reply, self.scan, self.blank, false) {
+                        Open::At(at) => (self.scan, self.held, self.blank) = (usize::MAX, at, 0),
+                        Open::Pending(at) => (self.scan, self.held, self.blank) = (at, at, reply.len()),
+                        Open::None => (self.scan, self.held, self.blank) = (floor_boundary(reply, reply.len().saturating_sub(OPEN.len()).max(self.scan)), reply.len(), 0),
                     }
                 }
-                show(&mut self.shown, Safe(&reply[..self.held], "").without_fence_line())
+                let tail = self.tail.read(reply, 0, self.held);
+                show(&mut self.shown, Safe(&reply[..self.held], tail, "", Tail::default()), true)
             }
         };
-        TextReply { calls: Vec::new(), text }
+        Ok(TextReply { calls: Vec::new(), text })
+    }
+
+    /// Whether `bytes` more of the reply may be taken: `LIMIT_EXCEEDED` where they would take it
+    /// past [`MAX_TEXT_REPLY_BYTES`].
+    pub fn room_for(&self, bytes: usize) -> crate::error::Result<()> {
+        if bytes <= self.max_bytes.0.saturating_sub(self.reply.len()) {
+            return Ok(());
+        }
+        let message = format!(
+            "a reply read by a TextToolCallAccumulator holds at most {} bytes; this piece would take it to {}: the piece was not taken (finish() gives what the reply holds)",
+            self.max_bytes.0,
+            self.reply.len().saturating_add(bytes)
+        );
+        Err(crate::error::Error::new(ErrorCode::LimitExceeded, message))
     }
 
     /// Ends the reply: gives the rest of its text and calls, and is ready for the next reply.
     pub fn finish(&mut self, map: Option<&NameMap>) -> TextReply {
         let (calls, text) = read_whole(&self.reply, map);
         let calls = calls[self.given.min(calls.len())..].to_vec();
-        let text = show(&mut self.shown, Safe(&text, ""));
-        *self = Self::default();
+        let text = show(&mut self.shown, Safe(&text, Tail::of(&text), "", Tail::default()), false);
+        *self = Self { max_bytes: self.max_bytes, ..Self::default() };
         TextReply { calls, text }
     }
 }
@@ -294,40 +355,137 @@ fn floor_boundary(s: &str, mut at: usize) -> usize {
     at
 }
 
-/// The text that more of the reply cannot change: the two parts of it, put together.
-struct Safe<'a>(&'a str, &'a str);
+/// The text that more of the reply cannot change: the two parts of it, put together, with what
+/// [`Tail`] read of each.
+struct Safe<'a>(&'a str, Tail, &'a str, Tail);
 
-impl<'a> Safe<'a> {
-    /// Without its last line that is not blank where it starts with a backtick: a ``` fence it
-    /// may open goes with the blocks after it, if it holds only them.
-    fn without_fence_line(self) -> Self {
-        let cut = |s: &'a str| -> Option<&'a str> {
-            let t = s.trim_end();
-            let line = t.rfind('\n').map_or(0, |n| n + 1);
-            t[line..].trim_start().starts_with('`').then_some(&s[..line])
-        };
-        match self {
-            Safe(a, b) if b.trim().is_empty() => Safe(cut(a).unwrap_or(a), ""),
-            Safe(a, b) => match cut(b) {
-                Some(b) => Safe(a, b),
-                None => Safe(a, b),
-            },
+impl Safe<'_> {
+    /// Where the text to give ends: before its last line that is not blank where it starts with
+    /// a backtick (a ``` fence it may open goes with the blocks after it, if it holds only them),
+    /// and before the blanks at its end. Where the second part is not blank, only its own lines
+    /// are taken for that line.
+    fn end_without_fence_line(&self) -> usize {
+        let Safe(_, a, _, b) = self;
+        match b.end {
+            0 => a.end_without_fence_line(),
+            _ if b.tick && b.before == 0 => a.end,
+            _ => a.len + b.end_without_fence_line(),
+        }
+    }
+
+    /// Where its first non-blank is (its length where none).
+    fn lead(&self) -> usize {
+        let Safe(_, a, _, b) = self;
+        a.first.unwrap_or(a.len + b.first.unwrap_or(b.len))
+    }
+}
+
+/// What a [`TextAccumulator`] reads of the text it may give, as it comes, each byte once: so
+/// that what is held back (blanks, a line going on, a line that may open a fence) is not read
+/// again at each piece.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tail {
+    /// The bytes read.
+    len: usize,
+    /// Where the first non-blank is.
+    first: Option<usize>,
+    /// Where the last non-blank ends (`0` where there is none).
+    end: usize,
+    /// Where the line being read starts, and whether its first non-blank is a backtick (`None`
+    /// while it is blank).
+    line: usize,
+    line_tick: Option<bool>,
+    /// Whether the line of the last non-blank starts (after blanks) with a backtick.
+    tick: bool,
+    /// Where the last non-blank before that line ends (`0` where there is none).
+    before: usize,
+}
+
+impl Tail {
+    /// What is read of `s`.
+    fn of(s: &str) -> Self {
+        let mut tail = Self::default();
+        tail.read(s);
+        tail
+    }
+
+    /// Reads `s`, the text after the bytes read.
+    fn read(&mut self, s: &str) {
+        #[cfg(test)]
+        visited(s.len());
+        let at = self.len;
+        for (i, c) in s.char_indices() {
+            if c == '\n' {
+                (self.line, self.line_tick) = (at + i + 1, None);
+            } else if !c.is_whitespace() {
+                let tick = *self.line_tick.get_or_insert(c == '`');
+                if self.end <= self.line {
+                    self.before = self.end;
+                }
+                self.first.get_or_insert(at + i);
+                (self.end, self.tick) = (at + i + c.len_utf8(), tick);
+            }
+        }
+        self.len += s.len();
+    }
+
+    /// Where the text read ends without its last line that is not blank, where it starts with
+    /// a backtick, and without the blanks at its end.
+    fn end_without_fence_line(&self) -> usize {
+        if self.tick {
+            self.before
+        } else {
+            self.end
         }
     }
 }
 
-/// The part of the text `safe` holds past the `shown` bytes, without the blanks at its end (and
-/// those at the start of the text): what to give now.
-fn show(shown: &mut usize, safe: Safe<'_>) -> String {
-    let Safe(a, b) = safe;
-    let len = if b.trim().is_empty() { a.trim_end().len() } else { a.len() + b.trim_end().len() };
-    let start = match *shown {
-        0 => {
-            let lead = a.len() - a.trim_start().len();
-            if lead < a.len() { lead } else { a.len() + b.len() - b.trim_start().len() }
+/// A [`Tail`] of the reply from a place on, read further as the reply comes.
+#[derive(Debug, Clone, Copy, Default)]
+struct TailFrom {
+    from: usize,
+    tail: Tail,
+}
+
+impl TailFrom {
+    /// What is read of `reply[from..to]`: from where it was read to, read again only where it is
+    /// of another place.
+    fn read(&mut self, reply: &str, from: usize, to: usize) -> Tail {
+        if self.from != from || self.tail.len > to - from {
+            *self = Self { from, tail: Tail::default() };
         }
+        self.tail.read(&reply[from + self.tail.len..to]);
+        self.tail
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The bytes read by the scans a piece may make ([`visited`]), to tell that they are not read
+    /// again at each piece.
+    static VISITED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` bytes read by a scan of the reply.
+#[cfg(test)]
+fn visited(n: usize) {
+    VISITED.with(|v| v.set(v.get() + n));
+}
+
+/// The part of the text `safe` holds past the `shown` bytes, without the blanks at its end (and
+/// those at the start of the text), and, where `fence_line`, without a last line that may open
+/// a fence: what to give now.
+fn show(shown: &mut usize, safe: Safe<'_>, fence_line: bool) -> String {
+    let len = match fence_line {
+        true => safe.end_without_fence_line(),
+        false if safe.3.end == 0 => safe.1.end,
+        false => safe.1.len + safe.3.end,
+    };
+    let start = match *shown {
+        0 => safe.lead(),
         n => n,
     };
+    let Safe(a, _, b, _) = safe;
     if len <= start {
         return String::new();
     }
@@ -386,10 +544,22 @@ enum Open {
 }
 
 /// [`next_open`], in a reply all there (`whole`) or still coming.
-fn next_open_in(reply: &str, mut from: usize, whole: bool) -> Open {
+fn next_open_in(reply: &str, from: usize, whole: bool) -> Open {
+    next_open_from(reply, from, 0, whole)
+}
+
+/// [`next_open_in`], where the reply up to `blank` is blanks after a `<tool_call>` at `from`,
+/// read at an earlier piece (the end of the reply a `Pending` was found in), not read again.
+fn next_open_from(reply: &str, mut from: usize, blank: usize, whole: bool) -> Open {
+    let first = from;
     while let Some(at) = reply[from..].find(OPEN).map(|a| from + a) {
+        #[cfg(test)]
+        visited(at + OPEN.len() - from);
         from = at + OPEN.len();
-        let rest = reply[from..].trim_start();
+        let skip = if at == first { blank.clamp(from, reply.len()) } else { from };
+        let rest = reply[skip..].trim_start();
+        #[cfg(test)]
+        visited(reply.len() - skip - rest.len());
         if rest.starts_with('{') {
             return Open::At(at);
         }
@@ -504,8 +674,10 @@ enum Gate {
     Json { at: usize, depth: usize, in_string: bool, escaped: bool },
     /// A `>` or a `{` after this place.
     Tag(usize),
-    /// Any more text (the line after a fence's block).
-    More(usize),
+    /// More text that may end the line after a fence's block, or make it other than a fence
+    /// (from this place on, the backticks of that line read, and blanks after them): other than
+    /// blanks before the backticks, backticks, or blanks after them but a line break.
+    More { at: usize, ticks: bool, after: bool },
 }
 
 impl Gate {
@@ -543,7 +715,26 @@ impl Gate {
                 *at = reply.len();
                 found
             }
-            Gate::More(at) => reply.len() > *at,
+            Gate::More { at, ticks, after } => {
+                for &b in &reply.as_bytes()[*at..] {
+                    let blank = matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c);
+                    let stays = match (*ticks, *after) {
+                        (false, _) => blank || b == b'\n' || b == b'`',
+                        (true, false) => blank || b == b'`',
+                        (true, true) => blank,
+                    };
+                    if !stays {
+                        return true;
+                    }
+                    if b == b'`' {
+                        *ticks = true;
+                    } else if *ticks {
+                        *after = true;
+                    }
+                }
+                *at = reply.len();
+                false
+            }
         }
     }
 }
@@ -1136,6 +1327,9 @@ mod tests {
             format!("text <tool_cal"),
             format!("{good}</tool_call"),
             format!("{good}\n```"),
+            format!("<think>x</think>Sure:\n```\n{call}\n```  \n\n  ``"),
+            format!("<think>x</think>```json\n{call}  \n\n ``  \t"),
+            format!("Hi <tool_call>   \n  {good}   \n\n  "),
         ];
         // Every unknown name past the first 16 gets no suggestions: the stream spends as the reply does.
         all.push((0..20).map(|i| format!("<tool_call>{{\"name\":\"mcp__docs__serch{i}\"}}</tool_call>")).collect());
@@ -1150,7 +1344,7 @@ mod tests {
         let mut out = TextReply { calls: Vec::new(), text: String::new() };
         let mut from = 0;
         for &cut in cuts.iter().chain([reply.len()].iter()) {
-            let got = acc.push(&reply[from..cut], Some(&m));
+            let got = acc.push(&reply[from..cut], Some(&m)).unwrap();
             from = cut;
             out.text.push_str(&got.text);
             out.calls.extend(got.calls);
@@ -1203,6 +1397,37 @@ mod tests {
         assert!(runs > 10_000, "{runs}");
     }
 
+    /// Replies drawn at random from the pieces that decide a read (tags, reasoning, fences with
+    /// their info strings, blanks, JSON), cut at random: the stream gives what the whole reply gives.
+    #[test]
+    fn the_stream_gives_what_the_whole_reply_gives_for_replies_drawn_at_random() {
+        let frags = [
+            "<tool_call>", "</tool_call>", "<think>", "</think>", "\n", " ", "  ", "\t", "\r\n", "```", "```json\n", "``` c++ \n", "```tool_call", "~~~", "`", "``",
+            "{", "}", "\"", "\\", "\"name\"", ":", "\"mcp__docs__search\"", "\"arguments\"", "{\"q\":\"x\"}", ",", "hello", "😀", "é", "<", ">", "<tool_", "call>",
+            "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":{\"a\":1}}</tool_call>", "<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"é\\\"}\"}}\n</tool_call>",
+            "<tool_call>{\"name\":\"mcp__docs__echo\",\"name\":\"mcp__docs__search\"}</tool_call>",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut acc = TextAccumulator::new();
+        for _ in 0..4_000 {
+            let reply: String = (0..1 + next(14)).map(|_| frags[next(frags.len())]).collect();
+            let whole = read(&reply);
+            let bounds: Vec<usize> = (0..=reply.len()).filter(|&i| reply.is_char_boundary(i)).collect();
+            for _ in 0..3 {
+                let mut cuts: Vec<usize> = (0..next(8)).map(|_| bounds[next(bounds.len())]).collect();
+                cuts.sort_unstable();
+                cuts.dedup();
+                assert_eq!(streamed(&mut acc, &reply, &cuts, &whole), whole, "{reply:?} cut at {cuts:?}");
+            }
+        }
+    }
+
     /// The stream gives what it knows as soon as it knows it: text before a block, and, after a
     /// reasoning that ended, a block's call once its `</tool_call>` came; it holds back a tag's
     /// start, blanks, and a fence line that may go with the blocks.
@@ -1211,7 +1436,7 @@ mod tests {
         let m = map();
         let mut acc = TextAccumulator::new();
         let push = |acc: &mut TextAccumulator, s: &str| {
-            let r = acc.push(s, Some(&m));
+            let r = acc.push(s, Some(&m)).unwrap();
             (r.text, r.calls.iter().map(|c| c.tool.clone()).collect::<Vec<_>>())
         };
         let none = Vec::<String>::new();
@@ -1262,7 +1487,7 @@ mod tests {
             let mut from = 0;
             while from < reply.len() {
                 let to = floor_boundary(&reply, (from + size).min(reply.len()));
-                let got = acc.push(&reply[from..to], Some(&m));
+                let got = acc.push(&reply[from..to], Some(&m)).unwrap();
                 from = to;
                 out.text.push_str(&got.text);
                 early += got.calls.len();
@@ -1277,6 +1502,80 @@ mod tests {
             eprintln!("{} bytes in pieces of {size}: {took:?}", reply.len());
             assert!(took < std::time::Duration::from_secs(30), "{size}: {took:?}");
         }
+    }
+
+    /// What a push reads is what came since the last one, in every state of the read: the bytes
+    /// the scans read ([`visited`]) for 4n pieces are about 4 times those for n, where blanks
+    /// are held back (after text, at the start, after a `<tool_call>` not followed by JSON yet,
+    /// in a reasoning, after a block, after a fence's block), a line goes on, or a line that
+    /// may open a fence does.
+    #[test]
+    fn a_piece_reads_only_what_came_with_it() {
+        let m = map();
+        let block = "<tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>";
+        let cases = [
+            ("Here is the answer.".owned(), "    "),
+            ("Hello".owned(), "\n"),
+            (String::new(), "\n"),
+            (String::new(), "word "),
+            ("Hi <tool_call>".owned(), " "),
+            ("Hi <tool_call>".owned(), "\n"),
+            ("<think>".owned(), "\n"),
+            ("<think>".owned(), "hmm "),
+            ("<think>x</think>Hello".owned(), " "),
+            ("<think>x</think>Hello".owned(), "word "),
+            (format!("<think>x</think>{block}"), " "),
+            (format!("<think>x</think>Sure:\n{block}"), "\n"),
+            (format!("<think>x</think>```json\n{block}"), " "),
+            (format!("<think>x</think>```json\n{block}"), "\n"),
+            (format!("<think>x</think>```json\n{block}\n``"), " "),
+            ("<think>x</think>Sure:\n```".owned(), "word "),
+            (format!("Sure:\n{block}"), "\n"),
+        ];
+        for (head, piece) in cases {
+            let cost = |n: usize| {
+                let mut acc = TextAccumulator::new();
+                let mut text = acc.push(&head, Some(&m)).unwrap().text;
+                VISITED.with(|v| v.set(0));
+                for _ in 0..n {
+                    text += &acc.push(piece, Some(&m)).unwrap().text;
+                }
+                let cost = VISITED.with(|v| v.get());
+                text += &acc.finish(Some(&m)).text;
+                assert_eq!(text, read(&format!("{head}{}", piece.repeat(n))).text, "{head:?} {piece:?}");
+                cost
+            };
+            let (one, four) = (cost(2_000), cost(8_000));
+            // Counted (the pieces read once), or none read at all (the calls held to the end).
+            assert!(one >= 2_000 * piece.len() || four == 0, "{head:?} {piece:?}: {one}");
+            assert!(four <= one * 9 / 2, "{head:?} then {piece:?}: {one} bytes read for 2000 pieces, {four} for 8000");
+        }
+    }
+
+    /// A reply past the most a stream takes is refused piece by piece (`LIMIT_EXCEEDED`), and
+    /// the accumulator goes on as it was: the reply read is what it took.
+    #[test]
+    fn a_reply_past_the_limit_is_refused_and_the_stream_goes_on() {
+        let m = map();
+        let mut acc = TextAccumulator::new();
+        assert_eq!(acc.max_bytes.0, MAX_TEXT_REPLY_BYTES);
+        acc.max_bytes = MaxBytes(100);
+        let good = "<tool_call>{\"name\":\"mcp__docs__echo\"}</tool_call>";
+        let mut text = acc.push("Sure. ", Some(&m)).unwrap().text;
+        let e = acc.push(&"x".repeat(95), Some(&m)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert!(e.message.contains("at most 100 bytes") && e.message.contains("to 101"), "{e}");
+        text += &acc.push(good, Some(&m)).unwrap().text;
+        let pad = 100 - 6 - good.len();
+        text += &acc.push(&" ok".repeat(pad / 3), Some(&m)).unwrap().text;
+        assert_eq!(acc.push(" ok", Some(&m)).unwrap_err().code, ErrorCode::LimitExceeded);
+        let end = acc.finish(Some(&m));
+        text += &end.text;
+        let whole = read(&format!("Sure. {good}{}", " ok".repeat(pad / 3)));
+        assert_eq!((text, end.calls), (whole.text, whole.calls));
+        // The next reply is taken, under the same limit.
+        assert_eq!(acc.push(&"y".repeat(100), Some(&m)).unwrap().text, "y".repeat(100));
+        assert!(acc.push("y", Some(&m)).is_err());
     }
 
     #[test]

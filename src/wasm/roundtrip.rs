@@ -168,25 +168,33 @@ impl JsTextAccumulator {
         let Some(delta) = delta.dyn_ref::<js_sys::JsString>() else {
             return Err(Error::new(ErrorCode::InvalidInput, format!("the delta must be a string (a piece of the model's reply), got {}", describe_js(&delta))));
         };
-        let mut delta = match self.carry.take() {
+        let mut delta = match &self.carry {
             Some(high) => high.concat(delta),
             None => delta.clone(),
         };
+        // A piece past the limit is refused before its text is copied (a UTF-16 unit is a byte
+        // of UTF-8 or more), and the accumulator is left as it was.
+        self.inner.room_for(delta.length() as usize)?;
         let len = delta.length();
+        let mut carry = None;
         // A high surrogate (U+D800 to U+DBFF) last: the low one comes with the next delta.
         if len > 0 && (55296.0..56320.0).contains(&delta.char_code_at(len - 1)) {
-            self.carry = Some(delta.slice(len - 1, len));
+            carry = Some(delta.slice(len - 1, len));
             delta = delta.slice(0, len - 1);
         }
         let text = String::from(&delta);
-        to_js(&self.inner.push(&text, self.map.as_deref()).to_value())
+        // One kept is read as U+FFFD (3 bytes) if the reply ends there: room is kept for it.
+        self.inner.room_for(text.len() + if carry.is_some() { 3 } else { 0 })?;
+        let got = self.inner.push(&text, self.map.as_deref())?;
+        self.carry = carry;
+        to_js(&got.to_value())
     }
 
     /// Ends the reply: gives the rest of its `{calls, text}`; the accumulator then reads the next reply.
     pub fn finish(&mut self) -> Result<JsValue, Error> {
         // A character the reply never finished: U+FFFD, as `parseTextToolCalls` reads it.
         if let Some(high) = self.carry.take() {
-            let rest = self.inner.push(&String::from(&high), self.map.as_deref());
+            let rest = self.inner.push(&String::from(&high), self.map.as_deref())?;
             let end = self.inner.finish(self.map.as_deref());
             let mut calls = rest.calls;
             calls.extend(end.calls);

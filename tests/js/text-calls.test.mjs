@@ -255,6 +255,44 @@ test("TextToolCallAccumulator: text and calls as soon as they are known; a piece
   acc.free();
 });
 
+test("TextToolCallAccumulator: blanks and a line held back are not read again at each piece", () => {
+  // Blanks after text, after a `<tool_call>` not followed by JSON yet, in a reasoning; a line
+  // going on; a line that may open a fence: 20,000 pieces each, well under a second.
+  for (const [head, piece, text] of [
+    ["Here is the answer.", "    ", "Here is the answer."],
+    ["Hi <tool_call>", " ", "Hi <tool_call>"],
+    ["<think>", "\n", "<think>"],
+    ["", "word ", "word ".repeat(20_000).trim()],
+    ["<think>x</think>```", "word ", "<think>x</think>```" + "word ".repeat(20_000).trim()],
+  ]) {
+    const acc = new TextToolCallAccumulator();
+    const started = performance.now();
+    let out = acc.push(head).text;
+    for (let i = 0; i < 20_000; i++) out += acc.push(piece).text;
+    out += acc.finish().text;
+    const took = performance.now() - started;
+    assert.equal(out, text);
+    assert.ok(took < 2_000, `${JSON.stringify(head)} then ${JSON.stringify(piece)}: ${took} ms`);
+    acc.free();
+  }
+});
+
+test("TextToolCallAccumulator: a piece past the 64 MiB a reply may hold is LIMIT_EXCEEDED, and the reply goes on", () => {
+  const acc = new TextToolCallAccumulator();
+  assert.deepEqual(acc.push("Sure. "), { calls: [], text: "Sure." });
+  assert.throws(() => acc.push("x".repeat(64 << 20)), (e) => e instanceof ToolwireError && e.code === "LIMIT_EXCEEDED" && /at most 67108864 bytes/.test(e.message));
+  assert.deepEqual(acc.push("Done."), { calls: [], text: " Done." });
+  assert.deepEqual(acc.finish(), { calls: [], text: "" });
+  // Up to the limit, and a character cut at it.
+  const big = "y".repeat((64 << 20) - 8);
+  assert.equal(acc.push(big).text.length, big.length);
+  assert.throws(() => acc.push("zzzzzz\ud83d"), (e) => e.code === "LIMIT_EXCEEDED");
+  assert.equal(acc.push("zzzzz\ud83d").text, "zzzzz");
+  assert.throws(() => acc.push("\ude00"), (e) => e.code === "LIMIT_EXCEEDED");
+  assert.deepEqual(acc.finish(), { calls: [], text: "\ufffd" });
+  acc.free();
+});
+
 test("TextToolCallAccumulator: a delta that is no string, or a freed accumulator, is INVALID_INPUT", () => {
   const acc = new TextToolCallAccumulator();
   for (const bad of [42, null, undefined, { text: "x" }, new TextEncoder().encode("x")]) {
