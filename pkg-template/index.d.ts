@@ -2148,8 +2148,8 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * Reads the calls of a reply to {@link toolsSystemPrompt}: every `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`
  * block of the model's text (blanks and line breaks around the JSON or none; `parameters` read where there are no
  * `arguments`, Llama 3's `"type": "function"` and an `id` beside them ignored; any other key, such as `args`, `input`
- * or an argument written beside `name`, and `parameters` beside other `arguments`, make the call's error
- * `INVALID_ARGUMENTS` naming the key, as {@link parseToolCalls} refuses such a call rather than make it without its
+ * or an argument written beside `name`, `parameters` beside other `arguments`, and `name`, `arguments` or `parameters`
+ * given twice with other values (a JSON reader keeps the last), make the call's error `INVALID_ARGUMENTS` naming the key, as {@link parseToolCalls} refuses such a call rather than make it without its
  * arguments; `arguments` given as a JSON string read as the object it holds), as vLLM's `hermes` parser and
  * llama.cpp's Hermes 2 Pro style read them, with these differences: a block ends after its JSON, so a
  * `</tool_call>` inside a JSON string does not end it; a last block left open is read when its JSON object ends
@@ -2160,7 +2160,8 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * text. A block whose JSON does not end (or is not valid) is a call with `INVALID_JSON` (and the tool it names, where
  * its object's own `"name"` can be read, not an argument's), up to its `</tool_call>`, the next block or the end, so it takes no later block. Each JSON
  * object of a block is a call; text after them before the `</tool_call>` is `INVALID_JSON` on the call, not reply
- * text; a ```` ``` ```` fence holding only blocks is left out of `text` with them;
+ * text; a ```` ``` ```` fence holding only blocks is left out of `text` with them, whatever its info string (as
+ * CommonMark reads one: ```` ```json ````, ```` ``` json ````, ```` ```tool_call ````, anything but a backtick);
  * a name the map does not know, or none, is `UNKNOWN_TOOL_NAME`; arguments that are no object, `INVALID_ARGUMENTS`.
  *
  * The map is the one of the prompt's names: `NameMap.fromTools(tools, provider, options)` with the tools and options

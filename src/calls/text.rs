@@ -46,14 +46,15 @@ impl TextReply {
 
 /// Reads the `<tool_call>` blocks of a model's reply (see the module's doc). Each block holds
 /// `{"name": ..., "arguments": {...}}` (`parameters` is read where there are no `arguments`; a
-/// key that is not read, such as `args`, `input` or an argument written beside `name`, is an
-/// `INVALID_ARGUMENTS` error on the call, which is not made without what it holds);
+/// key that is not read, such as `args`, `input` or an argument written beside `name`, or a
+/// `name`, `arguments` or `parameters` given twice with other values, is an `INVALID_ARGUMENTS`
+/// error on the call, which is not made without what it holds);
 /// calls get the ids `call_0`, `call_1`… in order, which no result needs in text, as Ollama's
 /// calls sent without ids get them. A block opens with a `<tool_call>` followed by `{` (another
 /// is text); each JSON object in it is a call; one that is not valid JSON (or is cut short), or
 /// is followed by other text in the block, is a call with an `INVALID_JSON` error (and the
 /// tool it names, where its top-level `"name"` can be read); a ``` fence holding only blocks goes with
-/// them; a name the map does not know is
+/// them, whatever its info string; a name the map does not know is
 /// `UNKNOWN_TOOL_NAME`, arguments that are no object `INVALID_ARGUMENTS`.
 pub fn parse_text_tool_calls(reply: &str, map: Option<&NameMap>) -> TextReply {
     let (calls, text) = read_whole(reply, map);
@@ -614,9 +615,13 @@ fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&Na
         let mut call = match crate::model::read_json_repaired(json) {
             Ok(Value::Object(o)) => {
                 let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
-                match unread_key(&o) {
-                    None => text_call(id, name, o.get("arguments").filter(|a| !a.is_null()).or_else(|| o.get("parameters")), map),
-                    Some(key) => unread(id, name, key, map),
+                match (unread_key(&o), repeated_key(json)) {
+                    (None, None) => text_call(id, name, o.get("arguments").filter(|a| !a.is_null()).or_else(|| o.get("parameters")), map),
+                    (Some(key), _) => {
+                        let why = format!("has `{}`, which is not read (the arguments go in `arguments`)", preview(key));
+                        refused(id, name, &why, map)
+                    }
+                    (None, Some(key)) => refused(id, name, &format!("gives `{key}` twice, with other values (a JSON reader keeps the last)"), map),
                 }
             }
             Ok(_) => broken(id, "is not a JSON object", json, map),
@@ -739,12 +744,17 @@ impl Gate {
     }
 }
 
-/// Where the ``` fence (three backticks or more, with its language) that `before`, the text
-/// before a block, ends with starts in it.
+/// Where the ``` fence (three backticks or more, and its info string: on its line, anything but
+/// a backtick, as CommonMark reads one, such as `json`, ` json`, `c++` or `tool_call`) that
+/// `before`, the text before a block, ends with starts in it.
 fn fence_open(before: &str) -> Option<usize> {
-    let t = before.trim_end().trim_end_matches(|c: char| c.is_ascii_alphanumeric());
-    let head = t.trim_end_matches('`');
-    (t.len() - head.len() >= FENCE.len()).then_some(head.len())
+    let t = before.trim_end();
+    let ticks_end = t.rfind('`')? + 1;
+    if t[ticks_end..].contains('\n') {
+        return None;
+    }
+    let head = t[..ticks_end].trim_end_matches('`');
+    (ticks_end - head.len() >= FENCE.len()).then_some(head.len())
 }
 
 /// The text after the `:` of the first `"name"` key at the top level of the object `block` starts
@@ -872,13 +882,44 @@ fn unread_key(o: &serde_json::Map<String, Value>) -> Option<&str> {
     o.iter().find(|(k, v)| lost(k, v)).map(|(k, _)| k.as_str())
 }
 
-/// The call of a block with a key [`unread_key`] finds: its tool, with an `INVALID_ARGUMENTS`
-/// error naming the key (an unknown name's error kept), so that it is not made without them.
-fn unread(id: String, name: String, key: &str, map: Option<&NameMap>) -> ToolCall {
+/// The call's own key (`name`, `arguments` or `parameters`) that the block's object `json` gives
+/// twice at its top level with other values: the object read keeps the last, so the call would be
+/// made without what the first held, or of another tool.
+fn repeated_key(json: &str) -> Option<&'static str> {
+    const KEYS: [&str; 3] = ["name", "arguments", "parameters"];
+    let mut first: [Option<Value>; 3] = Default::default();
+    let found = scan_json(json, |i, b, depth| {
+        if b != b'"' || depth != 1 {
+            return None;
+        }
+        // Read as `Value`s, as `name_in` reads them (escapes and all).
+        let mut read = serde_json::Deserializer::from_str(&json[i..]).into_iter::<Value>();
+        let Some(Ok(Value::String(key))) = read.next() else { return None };
+        let k = KEYS.iter().position(|&k| k == key)?;
+        let value = json[i + read.byte_offset()..].trim_start().strip_prefix(':')?;
+        let value = serde_json::Deserializer::from_str(value).into_iter::<Value>().next()?.ok()?;
+        match &first[k] {
+            None => {
+                first[k] = Some(value);
+                None
+            }
+            Some(v) => (*v != value).then_some(KEYS[k]),
+        }
+    });
+    match found {
+        Scanned::Found(key) => Some(key),
+        Scanned::Closed(_) | Scanned::Unended => None,
+    }
+}
+
+/// The call of a block with a key [`unread_key`] finds (`why` names it), or one
+/// [`repeated_key`] finds: its tool, with an `INVALID_ARGUMENTS` error (an unknown name's error
+/// kept), so that it is not made without what the key holds.
+fn refused(id: String, name: String, why: &str, map: Option<&NameMap>) -> ToolCall {
     let mut call = text_call(id, name, None, map);
     if call.error.as_ref().is_none_or(|e| e.code != ErrorCode::UnknownToolName.as_str()) {
         call.arguments = Value::Null;
-        let message = format!("the <tool_call> block has `{}`, which is not read (the arguments go in `arguments`): the call is not made without what it holds", preview(key));
+        let message = format!("the <tool_call> block {why}: the call is not made without what it holds");
         call.error = Some(CallError { code: ErrorCode::InvalidArguments.as_str(), message });
     }
     call
@@ -1327,8 +1368,13 @@ mod tests {
             format!("text <tool_cal"),
             format!("{good}</tool_call"),
             format!("{good}\n```"),
-            format!("<think>x</think>Sure:\n```\n{call}\n```  \n\n  ``"),
+            format!("Sure:\n```tool_call\n{call}\n```\nDone."),
+            format!("Sure:\n``` json\n{call}\n```\nDone."),
+            format!("Sure:\n```c++ x=\"1\"\n{call}\n```\nDone."),
+            format!("Sure:\n``` a`b\n{call}\n```\nDone."),
+            format!("<think>x</think>Sure:\n```tool-call\n{call}\n```  \n\n  ``"),
             format!("<think>x</think>```json\n{call}  \n\n ``  \t"),
+            format!("<tool_call>{{\"name\":\"mcp__docs__echo\",\"arguments\":{{\"a\":1}},\"arguments\":{{\"b\":2}}}}</tool_call> ok"),
             format!("Hi <tool_call>   \n  {good}   \n\n  "),
         ];
         // Every unknown name past the first 16 gets no suggestions: the stream spends as the reply does.
@@ -1576,6 +1622,49 @@ mod tests {
         // The next reply is taken, under the same limit.
         assert_eq!(acc.push(&"y".repeat(100), Some(&m)).unwrap().text, "y".repeat(100));
         assert!(acc.push("y", Some(&m)).is_err());
+    }
+
+    /// A fence's info string is anything on its line but a backtick, as CommonMark reads it: a
+    /// fence of ```` ```tool_call ````, ```` ``` json ```` or ```` ```c++ ```` holding only
+    /// blocks goes with them; one with a backtick after its backticks opens no fence.
+    #[test]
+    fn a_fence_with_any_info_string_goes_with_its_blocks() {
+        let call = "<tool_call>\n{\"name\": \"mcp__docs__echo\", \"arguments\": {}}\n</tool_call>";
+        for info in ["tool_call", "tool-call", "c++", " json", "  json  ", "json title=\"x\"", "~x", ""] {
+            let r = read(&format!("Sure:\n```{info}\n{call}\n```\nDone."));
+            assert_eq!((r.calls.len(), r.text.as_str()), (1, "Sure:\n\nDone."), "{info:?}");
+        }
+        let r = read(&format!("Sure:\n``` a`b\n{call}\n```\nDone."));
+        assert_eq!(r.text, "Sure:\n``` a`b\n\n```\nDone.");
+    }
+
+    /// A call's own key given twice with other values (`name`, `arguments`, `parameters`, an
+    /// escaped one too) is an error, as `parameters` beside other `arguments` is, not the last
+    /// one read; the same value twice, or a key repeated inside the arguments, is read.
+    #[test]
+    fn a_calls_key_given_twice_is_an_error_not_the_last_one() {
+        let call = |obj: &str| read(&format!("<tool_call>{obj}</tool_call>")).calls.remove(0);
+        for (obj, key) in [
+            (r#"{"name":"mcp__docs__search","arguments":{"a":1},"arguments":{"b":2}}"#, "arguments"),
+            (r#"{"name":"mcp__docs__search","name":"mcp__docs__echo","arguments":{}}"#, "name"),
+            (r#"{"name":"mcp__docs__search","parameters":{"a":1},"parameters":{"a":2}}"#, "parameters"),
+            (r#"{"name":"mcp__docs__search","arguments":{"a":1}, "argu\u006dents" : {"b":2}}"#, "arguments"),
+            (r#"{"name":"mcp__docs__search","arguments":"{\"a\":1}","arguments":{"a":2}}"#, "arguments"),
+        ] {
+            let c = call(obj);
+            let e = c.error.as_ref().unwrap();
+            assert_eq!((e.code, &c.arguments), ("INVALID_ARGUMENTS", &Value::Null), "{obj}");
+            assert!(e.message.contains(&format!("`{key}` twice")), "{obj}: {e:?}");
+        }
+        for obj in [
+            r#"{"name":"mcp__docs__search","arguments":{"q":"x"},"arguments":{"q":"x"}}"#,
+            r#"{"name":"mcp__docs__search","arguments":{"q":"x","a":{"name":1,"name":2}}}"#,
+            r#"{"name":"mcp__docs__search","arguments":{"q":"name"},"type":"function"}"#,
+        ] {
+            assert_eq!(ok(&call(obj)).0, "search", "{obj}");
+        }
+        // An unknown name stays the error.
+        assert_eq!(call(r#"{"name":"nope","arguments":{},"arguments":{"a":1}}"#).error.unwrap().code, "UNKNOWN_TOOL_NAME");
     }
 
     #[test]

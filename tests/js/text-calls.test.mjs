@@ -277,6 +277,21 @@ test("TextToolCallAccumulator: blanks and a line held back are not read again at
   }
 });
 
+test("parseTextToolCalls and TextToolCallAccumulator: a fence with any info string goes with its blocks; a call's key given twice is an error", () => {
+  const call = '<tool_call>\n{"name": "echo", "arguments": {}}\n</tool_call>';
+  const acc = new TextToolCallAccumulator();
+  for (const info of ["tool_call", "tool-call", "c++", " json"]) {
+    const reply = `Sure:\n\`\`\`${info}\n${call}\n\`\`\`\nDone.`;
+    const whole = parseTextToolCalls(reply);
+    assert.deepEqual([whole.calls.length, whole.text], [1, "Sure:\n\nDone."], info);
+    assert.deepEqual(streamed(acc, reply, [...Array(reply.length).keys()].slice(1), whole), whole, info);
+  }
+  acc.free();
+  const { calls } = parseTextToolCalls('<tool_call>{"name":"f","arguments":{"a":1},"arguments":{"b":2}}</tool_call><tool_call>{"name":"f","name":"g"}</tool_call>');
+  assert.deepEqual(calls.map((c) => [c.tool, c.arguments, c.error?.code]), [["f", null, "INVALID_ARGUMENTS"], ["g", null, "INVALID_ARGUMENTS"]]);
+  assert.match(calls[0].error.message, /`arguments` twice/);
+});
+
 test("TextToolCallAccumulator: a piece past the 64 MiB a reply may hold is LIMIT_EXCEEDED, and the reply goes on", () => {
   const acc = new TextToolCallAccumulator();
   assert.deepEqual(acc.push("Sure. "), { calls: [], text: "Sure." });
