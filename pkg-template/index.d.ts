@@ -3128,8 +3128,12 @@ export class McpClient {
    * stream in a row 1.5 s, then half as long again each time, at most 30 s from one opening to the next: a
    * server that ends every subscription at once has the tools taken as changed twice a minute, not every
    * second; a stream that brings something, or lasts 30 s, starts over at 1 s), and when the app subscribes or
-   * unsubscribes (at once, or at the reopening it waits for; its stream read, then closed, and the resources kept
-   * announced as updated); it resolves
+   * unsubscribes (at once: its stream read, then closed, and the resources kept announced as updated; while it
+   * waits to reopen a stream that ended, or after an opening that failed, that wait ends, but no sooner than 1 s
+   * after the end or failure, so that an app that subscribes in a loop has the server asked at most once a
+   * second, and such a reopening announces what any does and neither starts the spacing over nor the failures
+   * counted toward `maxRetries`; a change whose filter the server refuses with a JSON-RPC error forgets the
+   * resources added since the last stream opened); it resolves
    * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).

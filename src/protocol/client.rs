@@ -4741,12 +4741,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// that ends every stream at once from having the app list its tools every second is the
     /// spacing of those reopenings. The app's subscriptions changed, what the stream has brought
     /// is read, then it is closed (what cancels a request in that revision) and the subscription made again
-    /// with the new filter (at once; while waiting to reopen a lost stream, at that reopening),
-    /// announcing each resource kept across the change as updated: what the server published
-    /// between the two streams is not known, so none is missed, some may come twice. A server
-    /// that refuses the new filter with a JSON-RPC error loses the resources the change added
-    /// (forgotten, and the problem handler told, with its error), and the subscription is made
-    /// again without them. The server's acknowledgement
+    /// with the new filter at once, announcing each resource kept across the change as updated:
+    /// what the server published between the two streams is not known, so none is missed, some
+    /// may come twice. Changed while waiting to reopen a stream that ended or an opening that
+    /// failed, they end the wait, but the reopening comes no sooner than 1 s after that end or
+    /// failure ([`RESUBSCRIBE_MS`], the least wait of any reopening: an app that subscribes in a
+    /// loop has a server asked at most once a second), and announces what any reopening does;
+    /// nor does it start the spacing or the backoff over: a stream so opened that ends at once
+    /// counts as one more idle one, an opening that fails as one more failure (toward
+    /// `max_retries`). A server that refuses the new filter with a JSON-RPC error loses the
+    /// resources added since the last stream opened (forgotten, and the problem handler told,
+    /// with its error), and the subscription is made again without them. The server's acknowledgement
     /// (`notifications/subscriptions/acknowledged`, which the notification handler hears too)
     /// holds the part of the filter it honors: the resources it leaves out are forgotten, and the
     /// problem handler told ([`Client::set_problem_handler`]). At the first opening, 405 or -32601
@@ -4764,9 +4769,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut failed, mut opened, mut reauthorized) = (0u32, false, Reauthorizations::default());
         let mut last_status = Got::default();
         // The last stream was closed to make the subscription again with the app's new
-        // subscriptions (`refiltered`), whose filter asked for `before`: its reopening announces
-        // the resources kept across the change as updated (what came meanwhile is not known), and
-        // a refusal of the new filter forgets the resources the change added.
+        // subscriptions (`refiltered`): its reopening announces the resources kept across the
+        // change as updated (what came meanwhile is not known). `before`: what the filter of the
+        // last stream opened asked for; a refusal of a new filter forgets the resources added
+        // since (however the change came: on the stream, in a wait, during a failed opening).
         let (mut refiltered, mut before) = (false, Vec::<String>::new());
         // Streams in a row that brought nothing, the last included (see `resubscribe_delay`).
         let mut idle = 0u32;
@@ -4808,9 +4814,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let headers = self.modern_headers(WHAT, &params)?;
             let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
             let (sent_with, gen) = (self.auth_generation.get(), self.session_gen.get());
-            // The resources a change of the app's subscriptions added: a refusal of the new filter
-            // is theirs.
-            let added: Vec<String> = if refiltered { asked.iter().filter(|u| !before.contains(u)).cloned().collect() } else { Vec::new() };
+            // The resources the app's subscriptions gained since the last stream opened: a refusal
+            // of the new filter is theirs.
+            let added: Vec<String> = if opened { asked.iter().filter(|u| !before.contains(u)).cloned().collect() } else { Vec::new() };
             let stream = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
                     self.auth_accepted(sent_with);
@@ -4908,7 +4914,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
                     }
                 }
-                (opened, failed, refiltered, rehandshaken) = (true, 0, false, false);
+                (opened, failed, refiltered, rehandshaken, before) = (true, 0, false, false, asked.clone());
                 // Whether the stream brought a message but the acknowledgement, and when it opened.
                 let (mut brought, opened_at) = (false, self.clock.now_ms());
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
@@ -4924,7 +4930,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         match select(next, changed.as_mut()).await {
                             Either::Left((c, _)) => c,
                             Either::Right(_) => {
-                                (refiltered, before) = (true, asked.clone());
+                                refiltered = true;
                                 break;
                             }
                         }
@@ -4978,8 +4984,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, &last_status, false));
                 }
             }
+            // The wait before the reopening ends early when the app's subscriptions change (since
+            // the filter the last request asked for): the new one is sent then, but not sooner
+            // than RESUBSCRIBE_MS after the stream ended or the opening failed (the least wait of
+            // any reopening). The counters stand: a stream so opened that ends at once is one
+            // more idle one, a failure one more failure.
             let delay = resubscribe_delay(failed, idle, lived);
-            self.clock.sleep(delay).await;
+            let waited_from = self.clock.now_ms();
+            let sleep = self.clock.sleep(delay);
+            let changed = self.subscriptions_changed.wait_since(filtered);
+            pin_mut!(sleep, changed);
+            if let Either::Right(_) = select(sleep, changed).await {
+                // (A close() forgets the subscriptions: ended above, no wait.)
+                let gap = RESUBSCRIBE_MS.saturating_sub(self.clock.now_ms().saturating_sub(waited_from));
+                if gap > 0 && !self.state.borrow().closed {
+                    self.clock.sleep(gap).await;
+                }
+            }
         }
     }
 
@@ -5350,6 +5371,12 @@ async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> Result<F
 
 /// The longest wait before a stream is opened again ([`backoff_ms`]).
 const MAX_BACKOFF_MS: u64 = 30_000;
+
+/// The least wait before a 2026-07-28 subscription is made again after its stream ended or an
+/// opening failed ([`backoff_ms`] of no failure), even for a change of the app's subscriptions
+/// ([`Client::subscribe`]): an app that subscribes and unsubscribes in a loop has a server that
+/// ends its streams at once, or fails, asked at most once a second.
+const RESUBSCRIBE_MS: u64 = 1000;
 
 /// The wait after `failed` failed openings in a row, without the server's word: 1 s, half as long
 /// again after each failure, at most 30 s.

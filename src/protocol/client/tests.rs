@@ -8191,6 +8191,8 @@ struct Listening {
     filters: Vec<Value>,
     /// A resource whose naming in a filter the server refuses (-32002, as a JSON-RPC error).
     refuse: Option<&'static str>,
+    /// `subscriptions/listen` answered 503 (its filter recorded).
+    down: bool,
 }
 
 /// A 2026-07-28 server over a [`Listening`]: `server/discover`, `subscriptions/listen`,
@@ -8207,6 +8209,9 @@ fn listening_server(state: &Rc<RefCell<Listening>>) -> Reply {
             })),
             Some("subscriptions/listen") => {
                 st.filters.push(b["params"]["notifications"].clone());
+                if st.down {
+                    return status_reply(503, vec![], "");
+                }
                 if st.refuse.is_some_and(|r| b["params"]["notifications"]["resourceSubscriptions"].as_array().is_some_and(|a| a.iter().any(|u| u == r))) {
                     return json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "error": {"code": -32002, "message": "Resource not found"}}));
                 }
@@ -8418,6 +8423,131 @@ fn a_refused_change_of_subscriptions_forgets_what_it_added_and_listens_on() {
     let lost = &e.details.as_ref().unwrap()["lost"];
     assert_eq!(lost[0]["uri"], "file:///missing");
     assert!(lost[0]["message"].as_str().unwrap().contains("Resource not found"), "{lost}");
+}
+
+/// A 2026-07-28 client of a [`listening_server`] whose clock ends at once the waits up to 1 s
+/// only (longer ones never end of themselves), its notifications collected.
+fn slow_listening_client(caps: Value) -> (Harness, Rc<RefCell<Listening>>, Rc<RefCell<Vec<String>>>, Problems) {
+    let state = Rc::new(RefCell::new(Listening { caps, ..Listening::default() }));
+    let h = harness_with(vec![listening_server(&state)], modern(), 1000);
+    let (notes, problems) = (Rc::new(RefCell::new(Vec::new())), Rc::new(RefCell::new(Vec::new())));
+    let (n2, p2) = (notes.clone(), problems.clone());
+    h.client.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push(format!("{m} {p}")))));
+    h.client.set_problem_handler(Some(Box::new(move |e: &Error| p2.borrow_mut().push(e.clone()))));
+    (h, state, notes, problems)
+}
+
+/// A change of the app's subscriptions while the 2026-07-28 listening waits to reopen a stream
+/// the server ended (spaced ever more while streams end at once) ends the wait: the new filter
+/// is sent then, not when the wait would have ended, but no sooner than 1 s after the stream
+/// ended; the reopening announces what any reopening does, and the spacing goes on (the stream
+/// so opened that ends at once is one more idle one). A close() during the wait ends listen().
+#[test]
+fn a_change_of_subscriptions_ends_the_wait_before_a_reopening() {
+    let (h, state, notes, _) = slow_listening_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    let (client, st) = (&h.client, &state);
+    let sub = move |uri: &'static str| async move { client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default()).await.unwrap() };
+    let streams = move |n: usize| until(move || st.borrow().streams.len() == n);
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        streams(1).await;
+        state.borrow().streams[0].close();
+        streams(2).await;
+        state.borrow().streams[1].close();
+        // Waiting 1.5 s: a change 1 s after the stream ended reopens at once.
+        until(|| waits(&h).len() == 2).await;
+        h.clock.advance(1000);
+        sub("file:///a").await;
+        streams(3).await;
+        state.borrow().streams[2].close();
+        // Waiting 2.25 s: a change at once after the end waits out the first second.
+        until(|| waits(&h).len() == 3).await;
+        sub("file:///b").await;
+        streams(4).await;
+        state.borrow().streams[3].close();
+        until(|| waits(&h).len() == 5).await;
+        h.client.close().await.unwrap();
+    }));
+    assert_eq!(listened, Ok(true), "ended by close() during the wait");
+    assert_eq!(waits(&h), [1000, 1500, 2250, 1000, 3375]);
+    assert_eq!(state.borrow().filters, [filter_of(&[]), filter_of(&[]), filter_of(&["file:///a"]), filter_of(&["file:///a", "file:///b"])]);
+    assert_eq!(
+        *notes.borrow(),
+        [
+            "notifications/tools/list_changed {}",
+            "notifications/tools/list_changed {}",
+            "notifications/resources/updated {\"uri\":\"file:///a\"}",
+            "notifications/tools/list_changed {}",
+            "notifications/resources/updated {\"uri\":\"file:///a\"}",
+            "notifications/resources/updated {\"uri\":\"file:///b\"}",
+        ],
+        "each reopening announces the lists and the resources subscribed to"
+    );
+}
+
+/// A change of the app's subscriptions during the backoff after a failed reopening ends the wait
+/// too, but no sooner than 1 s after the failure, and the failures count on: an app that
+/// subscribes in a loop neither asks a failing server more than once a second nor keeps
+/// listen() from giving up after `max_retries` failures in a row.
+#[test]
+fn a_change_of_subscriptions_during_a_backoff_keeps_a_gap_and_the_failures() {
+    let (h, state, _, _) = slow_listening_client(SUBSCRIBABLE());
+    block_on(h.client.connect()).unwrap();
+    let (client, st) = (&h.client, &state);
+    let sub = move |uri: &'static str| async move { client.request_checked("resources/subscribe", json!({"uri": uri}), &mut CallOptions::default()).await.unwrap() };
+    let asked = move |n: usize| until(move || st.borrow().filters.len() == n);
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        asked(1).await;
+        state.borrow_mut().down = true;
+        state.borrow().streams[0].close();
+        asked(2).await;
+        until(|| waits(&h).len() == 2).await;
+        h.clock.advance(400);
+        sub("file:///a").await;
+        asked(3).await;
+        until(|| waits(&h).len() == 4).await;
+        sub("file:///b").await;
+        asked(4).await;
+        until(|| waits(&h).len() == 5).await;
+        h.client.close().await.unwrap();
+    }));
+    let e = listened.unwrap_err();
+    assert_eq!((e.code, e.details.unwrap()["status"].clone()), (ErrorCode::Protocol, json!(503)));
+    // 1 s after the stream ended; 1.5 s after the first failure (cut to what was left of 1 s),
+    // 2.25 s after the second (cut to 1 s); the third failure is one too many.
+    assert_eq!(waits(&h), [1000, 1500, 600, 2250, 1000]);
+    assert_eq!(state.borrow().filters, [filter_of(&[]), filter_of(&[]), filter_of(&["file:///a"]), filter_of(&["file:///a", "file:///b"])]);
+}
+
+/// A server that refuses the filter of a reopening after a change of the app's subscriptions
+/// made during the wait (not on an open stream) loses the resources added since the last stream
+/// opened, as a change on the stream does, and the listening goes on without them: the refusal
+/// is no failure of the server's toward listen() giving up.
+#[test]
+fn a_filter_changed_during_a_wait_and_refused_forgets_what_was_added() {
+    let (h, state, _, problems) = slow_listening_client(SUBSCRIBABLE());
+    state.borrow_mut().refuse = Some("file:///missing");
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///a"}), &mut CallOptions::default())).unwrap();
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        for n in [1, 2] {
+            until(|| state.borrow().streams.len() == n).await;
+            state.borrow().streams[n - 1].close();
+        }
+        // Waiting 1.5 s.
+        until(|| waits(&h).len() == 2).await;
+        h.clock.advance(1000);
+        h.client.request_checked("resources/subscribe", json!({"uri": "file:///missing"}), &mut CallOptions::default()).await.unwrap();
+        until(|| state.borrow().streams.len() == 3).await;
+        h.client.close().await.unwrap();
+    }));
+    assert_eq!(listened, Ok(true));
+    let a = filter_of(&["file:///a"]);
+    assert_eq!(state.borrow().filters, [a.clone(), a.clone(), filter_of(&["file:///a", "file:///missing"]), a]);
+    assert_eq!(waits(&h), [1000, 1500]);
+    let problems = problems.borrow();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].details.as_ref().unwrap()["lost"][0]["uri"], "file:///missing");
 }
 
 /// An aborted signal given to a 2026-07-28 subscribe or unsubscribe: ABORTED, as a request sent
