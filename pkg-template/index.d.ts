@@ -3142,7 +3142,9 @@ export class McpClient {
    * `subscriptions/listen` refused as a 2025 server refuses a 2026-07-28 request (as for any request: a
    * `-32022` naming only 2025 revisions, the MCP SDKs' refusals of a request without a session or of its
    * version) makes that renewal itself, at the first opening or a reopening (then the lists are taken as changed,
-   * as at any reopening); the handshake finding 2026-07-28 again, the refusal is taken as any other.
+   * as at any reopening), once until a stream of either revision opens: the handshake finding 2026-07-28 again,
+   * or the listening coming back to `subscriptions/listen` without a stream opened (a server whose handshakes
+   * alternate between the revisions), the refusal is taken as any other.
    * A second `listen()` while one runs opens nothing: it settles as the first does. The stream does not keep the
    * client (as with the `listen` option): one let go without `close()` or `free()` (garbage-collected) stops
    * listening within about a second, its fetch aborted, and `listen()` resolves `true` (no callback called after);

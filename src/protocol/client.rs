@@ -545,6 +545,13 @@ pub struct Client<T: Transport, C: Clock> {
     /// ended by name, or forgotten by `connect()` and `close()`): a `subscriptions/listen` under
     /// way is made again with the new filter ([`Client::subscribe`]).
     subscriptions_changed: CloseSignal,
+    /// A refusal of a 2026-07-28 subscription taken for the server's redeployment as a 2025 one
+    /// had a new handshake since a listening stream (of either revision) last opened, or
+    /// [`Client::listen`] began: another such refusal has none ([`Client::subscribe`]). The
+    /// listening's own, not its loop's: the move to the standalone stream and back (its
+    /// refusal of the session renewing it into 2026-07-28) starts that loop over, and a server
+    /// whose handshakes alternate would have them follow each other without end.
+    listen_rehandshaken: Cell<bool>,
     /// How many times `connect()` and `close()` forgot `subscribed`: a renewal that sent them
     /// again meanwhile does not put back or report what was forgotten.
     subscriptions_forgotten: Cell<u64>,
@@ -1067,6 +1074,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_connected: RefCell::new(None),
             subscribed: RefCell::new(Vec::new()),
             subscriptions_changed: CloseSignal::default(),
+            listen_rehandshaken: Cell::new(false),
             subscriptions_forgotten: Cell::new(0),
             resubscribed_forgotten: Cell::new(false),
             on_problem: RefCell::new(None),
@@ -4526,6 +4534,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// [`Client::listen`]'s stream (or subscription), until it ends or the client is closed.
     async fn listen_once(&self) -> Result<bool> {
+        self.listen_rehandshaken.set(false);
         let closed = self.closing.wait();
         let run = async {
             if self.is_modern() {
@@ -4658,6 +4667,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let opened_now = resp.is_some();
             if let Some(resp) = resp {
                 (opened, failed) = (true, 0);
+                self.listen_rehandshaken.set(false);
                 let mut body = resp.body;
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 // What the stream holds unfinished counts against the budget and the server's share.
@@ -4760,9 +4770,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// it: `Ok(true)`, or its error, and so does `notifications/cancelled` naming the
     /// subscription's request: `Ok(true)`. With the auto era, a refusal that says the server
     /// speaks a 2025 revision now (redeployed: [`Client::other_revision`], as for any request)
-    /// has a new handshake find out which, once until a stream opens again, and the listening
-    /// goes on on the standalone stream ([`Client::listen_until_closed`]); the handshake finding
-    /// 2026-07-28 again, the refusal is taken as any other.
+    /// has a new handshake find out which, once until a stream opens again (of either revision:
+    /// a listening moved to the standalone stream and back, whose stream never opened, has none
+    /// more, see `listen_rehandshaken`), and the listening goes on on the standalone stream
+    /// ([`Client::listen_until_closed`]); the handshake finding 2026-07-28 again, or none made,
+    /// the refusal is taken as any other.
     async fn subscribe(&self) -> Result<bool> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
@@ -4776,9 +4788,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut refiltered, mut before) = (false, Vec::<String>::new());
         // Streams in a row that brought nothing, the last included (see `resubscribe_delay`).
         let mut idle = 0u32;
-        // A refusal taken for the server's redeployment as a 2025 one had a new handshake, which
-        // found 2026-07-28 again, since the last stream opened.
-        let mut rehandshaken = false;
         loop {
             // A handshake under way (a renewal, connect()) first: the subscription is the new session's.
             while self.reinitializing.get() {
@@ -4830,16 +4839,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // A refusal that may say the server speaks a 2025 revision now (redeployed): a new
                 // handshake, after which the listening goes on in the revision it found (above);
                 // the same one found, the refusal is taken as the arms below take it.
-                Ok(r) if r.status == 400 && self.opts.era == Era::Auto && !rehandshaken => {
+                Ok(r) if r.status == 400 && self.opts.era == Era::Auto && !self.listen_rehandshaken.get() => {
                     let e = self.status_error(r, WHAT).await;
                     if self.other_revision(WHAT, &e) {
+                        // Once until a stream opens, whichever revision it finds.
+                        self.listen_rehandshaken.set(true);
                         if let Err(h) = self.renew_session(gen, WHAT, &mut CallOptions::default()).await {
                             return Err(Error { message: format!("{WHAT}: the server refused it as one of another revision does, and a new handshake failed: {}", h.message), ..h });
                         }
                         if !self.is_modern() {
                             continue;
                         }
-                        rehandshaken = true;
                     }
                     if opened && !added.is_empty() && rpc_code(&e).is_some() {
                         self.lose_subscriptions(REFUSED_FILTER, added.iter().map(|u| (u.clone(), e.clone())).collect());
@@ -4914,7 +4924,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
                     }
                 }
-                (opened, failed, refiltered, rehandshaken, before) = (true, 0, false, false, asked.clone());
+                (opened, failed, refiltered, before) = (true, 0, false, asked.clone());
+                self.listen_rehandshaken.set(false);
                 // Whether the stream brought a message but the acknowledgement, and when it opened.
                 let (mut brought, opened_at) = (false, self.clock.now_ms());
                 let mut parser = SseParser::new(self.opts.max_event_bytes);

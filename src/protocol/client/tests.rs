@@ -7712,6 +7712,52 @@ fn a_listen_refused_by_a_server_redeployed_as_2025_moves_to_the_standalone_strea
     assert_eq!(methods(&h), ["initialize", "server/discover", "subscriptions/listen", "subscriptions/listen", "server/discover", "subscriptions/listen", "subscriptions/listen"]);
 }
 
+/// A server whose handshakes alternate between revisions (a rolling redeployment, its nodes behind
+/// one address): each `subscriptions/listen` refused as a 2025 server refuses it, each standalone
+/// stream refused for its session. The listening's moves between the revisions are no handshake
+/// loop: after a refusal of the subscription had a new handshake, another such refusal has none
+/// until a stream (of either revision) opens: it is the listening's error.
+#[test]
+fn a_listening_moved_between_revisions_by_refusals_is_no_handshake_loop() {
+    // Handshakes that succeeded; the next in 2025 (else 2026-07-28).
+    let (inits, legacy) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(false)));
+    let (i2, l2) = (inits.clone(), legacy.clone());
+    let session_required = || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}});
+        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+    };
+    let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        let done = || {
+            i2.set(i2.get() + 1);
+            l2.set(!l2.get());
+        };
+        match (req.method, b["method"].as_str()) {
+            (_, Some("initialize")) if l2.get() => {
+                done();
+                init_reply_id(b["id"].as_i64().unwrap_or_default(), "2025-11-25", Some("s1"))
+            }
+            (_, Some("initialize")) => rpc_status(400, -32020, Value::Null),
+            (_, Some("server/discover")) if !l2.get() => {
+                done();
+                discover_reply()
+            }
+            (_, Some("server/discover")) => session_required(),
+            (_, Some("subscriptions/listen")) => session_required(),
+            (Method::Get, _) => status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+            _ => accepted(),
+        }
+    }))]);
+    block_on(h.client.connect()).unwrap();
+    assert!(h.client.is_modern());
+    let (listened, ()) = block_on(futures_util::future::join(h.client.listen(), async {
+        until(|| inits.get() >= 12).await;
+        h.client.close().await.unwrap();
+    }));
+    assert_eq!(inits.get(), 3, "the connection's, the subscription's refusal's, the stream's renewal's");
+    assert_eq!(rpc_code(&listened.unwrap_err()), Some(-32000));
+}
+
 /// A response in hand is the call's, whatever comes after it (probe rv2 F5): in a JSON body (a
 /// 2025-03-26 batch) or on a stream, beside a server request whose handler answers after the
 /// response came, the call's total deadline or its signal ends only the wait for that answer. The
