@@ -3138,7 +3138,8 @@ export class McpClient {
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
    * A session renewal that changes the revision (`era: "auto"`, a server redeployed while connected) moves the
-   * listening to the new revision's: from the standalone stream to `subscriptions/listen`, or back. A
+   * listening to the new revision's: from the standalone stream to `subscriptions/listen`, or back (at once: the
+   * stream open on the server as it was is closed, what it brought read first). A
    * `subscriptions/listen` refused as a 2025 server refuses a 2026-07-28 request (as for any request: a
    * `-32022` naming only 2025 revisions, the MCP SDKs' refusals of a request without a session or of its
    * version) makes that renewal itself, at the first opening or a reopening (then the lists are taken as changed,

@@ -4774,7 +4774,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// a listening moved to the standalone stream and back, whose stream never opened, has none
     /// more, see `listen_rehandshaken`), and the listening goes on on the standalone stream
     /// ([`Client::listen_until_closed`]); the handshake finding 2026-07-28 again, or none made,
-    /// the refusal is taken as any other.
+    /// the refusal is taken as any other. A handshake that finds a 2025 revision (a request's
+    /// renewal) moves the listening there at once, during a wait or with a stream open: what the
+    /// stream brought read, it is closed (the server as it was may hold it for long), and the
+    /// lists announced as changed, as at any reopening.
     async fn subscribe(&self) -> Result<bool> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
@@ -4930,18 +4933,25 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let (mut brought, opened_at) = (false, self.clock.now_ms());
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 let mut held = Held::of(self.server.clone());
-                let changed = self.subscriptions_changed.wait_since(filtered);
-                pin_mut!(changed);
+                let (changed, left) = (self.subscriptions_changed.wait_since(filtered), self.left_modern());
+                pin_mut!(changed, left);
+                // A handshake (a request's renewal) found the server speaking a 2025 revision now:
+                // the stream, of the server as it was, is left for the new session's (above).
+                let mut moved = false;
                 loop {
                     // What the stream has already is read before a change of the app's
-                    // subscriptions closes it.
+                    // subscriptions, or of revision, closes it.
                     let chunk = {
                         let next = body.next_chunk();
                         pin_mut!(next);
-                        match select(next, changed.as_mut()).await {
+                        match select(next, select(changed.as_mut(), left.as_mut())).await {
                             Either::Left((c, _)) => c,
-                            Either::Right(_) => {
+                            Either::Right((Either::Left(_), _)) => {
                                 refiltered = true;
+                                break;
+                            }
+                            Either::Right((Either::Right(_), _)) => {
+                                moved = true;
                                 break;
                             }
                         }
@@ -4978,6 +4988,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 // Closed (dropped, which aborts its fetch) before the subscription is made again.
                 drop(body);
+                if moved {
+                    continue;
+                }
                 // One closed for a change of the app's subscriptions did not end by itself: it
                 // counts only when it brought something.
                 if refiltered {
@@ -5003,15 +5016,29 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let delay = resubscribe_delay(failed, idle, lived);
             let waited_from = self.clock.now_ms();
             let sleep = self.clock.sleep(delay);
-            let changed = self.subscriptions_changed.wait_since(filtered);
-            pin_mut!(sleep, changed);
-            if let Either::Right(_) = select(sleep, changed).await {
+            let (changed, left) = (self.subscriptions_changed.wait_since(filtered), self.left_modern());
+            pin_mut!(sleep, changed, left);
+            // Nor is a move to a 2025 revision waited for (above).
+            if let Either::Right((Either::Left(_), _)) = select(sleep, select(changed, left)).await {
                 // (A close() forgets the subscriptions: ended above, no wait.)
                 let gap = RESUBSCRIBE_MS.saturating_sub(self.clock.now_ms().saturating_sub(waited_from));
                 if gap > 0 && !self.state.borrow().closed {
                     self.clock.sleep(gap).await;
                 }
             }
+        }
+    }
+
+    /// Resolves once a handshake has the client speak a 2025 revision (the auto era found the
+    /// server redeployed as one, at a request's refusal): a 2026-07-28 listening moves to the
+    /// standalone stream then, not when the stream of the server as it was ends.
+    async fn left_modern(&self) {
+        loop {
+            let changed = self.session_changed.wait();
+            if self.is_connected() && !self.is_modern() {
+                return;
+            }
+            changed.await;
         }
     }
 

@@ -7580,53 +7580,74 @@ fn a_renewal_into_2026_07_28_moves_listen_to_the_subscription() {
 /// The other way: a session renewal that ends in a 2025 revision (the auto era finding the server
 /// redeployed as one, at a request's refusal) moves a listen() begun in 2026-07-28 to what that
 /// revision has instead: the standalone stream (GET) on the new session, no more
-/// `subscriptions/listen` (such a server answers it -32601, and listen() would give up).
+/// `subscriptions/listen` (such a server answers it -32601, and listen() would give up). At once,
+/// whether the server ended the subscription's stream or holds it still (the server as it was,
+/// in a rolling redeployment): what it brought is read, and the lists announced as changed.
 #[test]
 fn a_renewal_into_2025_moves_listen_to_the_standalone_stream() {
-    let (turned, subscription, listening) = (Rc::new(Cell::new(false)), Live::default(), Live::default());
-    let (t, sub, lis) = (turned.clone(), subscription.clone(), listening.clone());
-    let session_required = || {
-        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}});
-        status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
-    };
-    let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
-        let b = body(req);
-        let on_s1 = header(req, "mcp-session-id") == Some("s1");
-        match (t.get(), req.method, b["method"].as_str()) {
-            (false, _, Some("initialize")) => rpc_status(400, -32020, Value::Null),
-            (false, _, Some("server/discover")) => discover_reply(),
-            (false, _, Some("subscriptions/listen")) => Reply::Live(sub.clone()),
-            (false, _, Some("tools/list")) => Reply::Echo(json!({"tools": [], "resultType": "complete"})),
-            (true, _, Some("initialize")) => init_reply_id(b["id"].as_i64().unwrap_or_default(), "2025-11-25", Some("s1")),
-            (true, Method::Get, _) if on_s1 => Reply::Live(lis.clone()),
-            (true, Method::Delete, _) | (true, _, Some("notifications/initialized")) => accepted(),
-            (true, _, Some("subscriptions/listen")) if on_s1 => json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "error": {"code": -32601, "message": "Method not found"}})),
-            (true, _, Some("tools/list")) if on_s1 => Reply::Echo(json!({"tools": []})),
-            (true, _, _) => session_required(),
-            _ => accepted(),
+    for ended_by_the_server in [true, false] {
+        let (turned, subscription, listening) = (Rc::new(Cell::new(false)), Live::default(), Live::default());
+        let (t, sub, lis) = (turned.clone(), subscription.clone(), listening.clone());
+        let session_required = || {
+            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}});
+            status_reply(400, vec![("content-type", "application/json".into())], &body.to_string())
+        };
+        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            let on_s1 = header(req, "mcp-session-id") == Some("s1");
+            match (t.get(), req.method, b["method"].as_str()) {
+                (false, _, Some("initialize")) => rpc_status(400, -32020, Value::Null),
+                (false, _, Some("server/discover")) => discover_reply(),
+                (false, _, Some("subscriptions/listen")) => Reply::Live(sub.clone()),
+                (false, _, Some("tools/list")) => Reply::Echo(json!({"tools": [], "resultType": "complete"})),
+                (true, _, Some("initialize")) => init_reply_id(b["id"].as_i64().unwrap_or_default(), "2025-11-25", Some("s1")),
+                (true, Method::Get, _) if on_s1 => Reply::Live(lis.clone()),
+                (true, Method::Delete, _) | (true, _, Some("notifications/initialized")) => accepted(),
+                (true, _, Some("subscriptions/listen")) if on_s1 => json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "error": {"code": -32601, "message": "Method not found"}})),
+                (true, _, Some("tools/list")) if on_s1 => Reply::Echo(json!({"tools": []})),
+                (true, _, _) => session_required(),
+                _ => accepted(),
+            }
+        }))]);
+        let notes = Rc::new(RefCell::new(Vec::new()));
+        let n2 = notes.clone();
+        h.client.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push(format!("{m} {}", p["data"])))));
+        block_on(h.client.connect()).unwrap();
+        assert!(h.client.is_modern());
+        let (listened, listed) = block_on(futures_util::future::join(h.client.listen(), async {
+            until(|| h.log.borrow().requests.iter().any(|r| body(r)["method"] == "subscriptions/listen")).await;
+            turned.set(true);
+            let listed = h.client.list_tools().await;
+            // The redeployed server ended the subscription; or the old one holds it still (a
+            // rolling redeployment): left at once all the same, what it brought read first.
+            if ended_by_the_server {
+                subscription.close();
+            } else {
+                subscription.message(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": 0}}));
+            }
+            until(|| h.log.borrow().requests.iter().any(|r| r.method == Method::Get)).await;
+            listening.message(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": 1}}));
+            until(|| notes.borrow().len() == 2 + usize::from(!ended_by_the_server)).await;
+            h.client.close().await.unwrap();
+            listed
+        }));
+        assert_eq!(listed.unwrap(), Vec::<Value>::new());
+        assert!(!h.client.is_modern());
+        assert_eq!(listened, Ok(true));
+        let log = h.log.borrow();
+        let subscriptions = log.requests.iter().filter(|r| body(r)["method"] == "subscriptions/listen").count();
+        assert_eq!(subscriptions, 1, "no subscriptions/listen on the 2025 session");
+        let gets: Vec<Option<&str>> = log.requests.iter().filter(|r| r.method == Method::Get).map(|r| header(r, "mcp-session-id")).collect();
+        assert_eq!(gets, [Some("s1")]);
+        assert!(listening.dropped() || listening.closed(), "the standalone stream read until close()");
+        assert!(subscription.closed() || subscription.dropped(), "ended by the server: {ended_by_the_server}");
+        // The reopening's announcement (what the server published in between is not known).
+        let mut heard = vec!["notifications/tools/list_changed null", "notifications/message 1"];
+        if !ended_by_the_server {
+            heard.insert(0, "notifications/message 0");
         }
-    }))]);
-    block_on(h.client.connect()).unwrap();
-    assert!(h.client.is_modern());
-    let (listened, listed) = block_on(futures_util::future::join(h.client.listen(), async {
-        until(|| h.log.borrow().requests.iter().any(|r| body(r)["method"] == "subscriptions/listen")).await;
-        turned.set(true);
-        let listed = h.client.list_tools().await;
-        // The redeployed server ended the subscription.
-        subscription.close();
-        until(|| h.log.borrow().requests.iter().any(|r| r.method == Method::Get)).await;
-        h.client.close().await.unwrap();
-        listed
-    }));
-    assert_eq!(listed.unwrap(), Vec::<Value>::new());
-    assert!(!h.client.is_modern());
-    assert_eq!(listened, Ok(true));
-    let log = h.log.borrow();
-    let subscriptions = log.requests.iter().filter(|r| body(r)["method"] == "subscriptions/listen").count();
-    assert_eq!(subscriptions, 1, "no subscriptions/listen on the 2025 session");
-    let gets: Vec<Option<&str>> = log.requests.iter().filter(|r| r.method == Method::Get).map(|r| header(r, "mcp-session-id")).collect();
-    assert_eq!(gets, [Some("s1")]);
-    assert!(listening.dropped() || listening.closed(), "the standalone stream read until close()");
+        assert_eq!(*notes.borrow(), heard, "ended by the server: {ended_by_the_server}");
+    }
 }
 
 /// A `subscriptions/listen` refused as a 2025 server refuses a 2026-07-28 request (redeployed:
