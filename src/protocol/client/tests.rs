@@ -8012,6 +8012,9 @@ type Gate = Rc<dyn Fn(&HttpRequest) -> bool>;
 /// The problems a client's [`ProblemHandler`] was told of.
 type Problems = Rc<RefCell<Vec<Error>>>;
 
+/// The notifications heard, each `method params`.
+type Notes = Rc<RefCell<Vec<String>>>;
+
 fn subscribing(state: &Rc<RefCell<Subscribing>>) -> Reply {
     let state = state.clone();
     Reply::Server(Rc::new(move |req: &HttpRequest| {
@@ -8494,7 +8497,7 @@ fn a_refused_change_of_subscriptions_forgets_what_it_added_and_listens_on() {
 
 /// A 2026-07-28 client of a [`listening_server`] whose clock ends at once the waits up to 1 s
 /// only (longer ones never end of themselves), its notifications collected.
-fn slow_listening_client(caps: Value) -> (Harness, Rc<RefCell<Listening>>, Rc<RefCell<Vec<String>>>, Problems) {
+fn slow_listening_client(caps: Value) -> (Harness, Rc<RefCell<Listening>>, Notes, Problems) {
     let state = Rc::new(RefCell::new(Listening { caps, ..Listening::default() }));
     let h = harness_with(vec![listening_server(&state)], modern(), 1000);
     let (notes, problems) = (Rc::new(RefCell::new(Vec::new())), Rc::new(RefCell::new(Vec::new())));
