@@ -6167,7 +6167,7 @@ pub(crate) fn scope_challenge(header: &str) -> String {
     let param = |name: &str| parsed.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
     let scope = param("scope");
     let mut scopes: Vec<&str> = scope.split_ascii_whitespace().collect();
-    scopes.sort_unstable();
+    crate::model::heapsort(&mut scopes);
     scopes.dedup();
     format!("{}\n{}", param("error"), scopes.join(" "))
 }

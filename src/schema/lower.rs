@@ -533,7 +533,7 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
     let mut defs = Vec::new();
     definitions_under_all_of(o, "", &mut defs, 0);
     let mut names: Vec<&str> = defs.iter().map(|d| d.0).collect();
-    names.sort_unstable();
+    crate::model::heapsort(&mut names);
     names.dedup();
     for name in names {
         let mut common: Option<Vec<Value>> = None;
