@@ -1545,13 +1545,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     let _ = send("logging/setLevel", object([("level", level.as_str().into())])).await;
                 }
             };
-            let subscribed = futures_util::future::join_all(resent.iter().enumerate().map(|(i, uri)| {
-                let outcomes = &outcomes;
-                async move {
-                    let r = send("resources/subscribe", object([("uri", uri.as_str().into())])).await;
-                    outcomes.borrow_mut()[i] = Some(r.map(drop));
-                }
-            }));
+            let subscribed = crate::protocol::join_units(
+                resent
+                    .iter()
+                    .enumerate()
+                    .map(|(i, uri)| {
+                        let outcomes = &outcomes;
+                        Box::pin(async move {
+                            let r = send("resources/subscribe", object([("uri", uri.as_str().into())])).await;
+                            outcomes.borrow_mut()[i] = Some(r.map(drop));
+                        }) as crate::protocol::UnitFuture<'_>
+                    })
+                    .collect(),
+            );
             futures_util::future::join(level, subscribed).await;
         };
         {

@@ -32,7 +32,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use futures_util::future::{join_all, select, Either};
+use futures_util::future::{select, Either};
 use futures_util::FutureExt as _;
 use futures_util::pin_mut;
 use serde_json::Value;
@@ -44,6 +44,7 @@ use crate::model::{object, string, CallToolResult, Put as _, ToolAnnotations};
 use crate::naming::{GivenNames, NameEntry, NameMap, NamingOptions};
 use crate::policy::{Action, AskedBy, DeniedBy, Policy};
 use crate::protocol::client::{CallOptions, Client, CloseSignal};
+use crate::protocol::join_all;
 use crate::protocol::transport::{Clock, Transport};
 use crate::providers::Target;
 use crate::text::Owned as _;

@@ -12,6 +12,37 @@ pub mod legacy_sse;
 pub mod sse;
 pub mod transport;
 
+/// Runs `futures` together and gives their outputs in their order, as futures-util's `join_all`
+/// does. Each is boxed as a future of no output that puts its output in its slot, so that the
+/// crate has one copy of `join_all` (with the `FuturesOrdered` and `FuturesUnordered` it runs
+/// past 30 futures) instead of one for each type joined: about 2.9 KB of wasm each.
+pub(crate) async fn join_all<'a, T: 'a>(futures: impl IntoIterator<Item = impl std::future::Future<Output = T> + 'a>) -> Vec<T> {
+    let outputs = std::cell::RefCell::new(Vec::new());
+    let joined: Vec<UnitFuture<'_>> = futures
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            outputs.borrow_mut().push(None);
+            let outputs = &outputs;
+            Box::pin(async move {
+                let out = f.await;
+                outputs.borrow_mut()[i] = Some(out);
+            }) as UnitFuture<'_>
+        })
+        .collect();
+    join_units(joined).await;
+    // Every future has ended, and put its output.
+    outputs.into_inner().into_iter().flatten().collect()
+}
+
+/// A boxed future of no output, the one type [`join_units`] joins.
+pub(crate) type UnitFuture<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + 'a>>;
+
+/// futures-util's `join_all` of futures of no output (see [`join_all`]).
+pub(crate) async fn join_units(futures: Vec<UnitFuture<'_>>) {
+    futures_util::future::join_all(futures).await;
+}
+
 /// The protocol version toolwire asks for.
 pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
