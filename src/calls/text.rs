@@ -855,9 +855,20 @@ fn broken(id: String, why: &str, block: &str, map: Option<&NameMap>) -> ToolCall
 /// block cut short there has no name).
 fn name_in(block: &str) -> Option<String> {
     let value = name_value(block)?;
-    // Read as a `Value`: a typed `String` read would bring serde's invalid-type message, and with it
-    // Rust's float formatting (for a number there), into the module.
-    match serde_json::Deserializer::from_str(value).into_iter::<Value>().next()?.ok()? {
+    // Only a string names a tool: its text up to the closing quote (one not escaped) is read as a
+    // `Value` by the crate's reader. A typed `String` read would bring serde's invalid-type
+    // message, and with it Rust's float formatting, into the module; serde_json's stream reader of
+    // the first value in a text, 1.8 KB of wasm of its own.
+    let rest = value.strip_prefix('"')?.as_bytes();
+    let mut i = 0;
+    let end = loop {
+        match rest.get(i)? {
+            b'\\' => i += 2,
+            b'"' => break i + 2,
+            _ => i += 1,
+        }
+    };
+    match crate::model::read_json(&value[..end]).ok()? {
         Value::String(name) if !name.is_empty() => Some(name),
         _ => None,
     }
@@ -1255,6 +1266,20 @@ mod tests {
         assert_eq!(name_value(r#"{"a":{"name":"in"},"b":["name"],"name":"top"}"#), Some(r#""top"}"#));
         assert_eq!(name_value(r#"{"a":"\"name\": 1"} {"name":"next"}"#), None, "the object closes first");
         assert_eq!(name_value(r#"{"a":"name"#), None, "not ended");
+    }
+
+    /// A broken block's name is its string up to the quote that ends it, escaped quotes and
+    /// backslashes inside, whatever follows; a string not ended, or with an escape JSON has not, is
+    /// none.
+    #[test]
+    fn a_broken_blocks_name_string_ends_at_its_own_quote() {
+        assert_eq!(name_in(r#"{"name": "a\"b\\", "arguments": {"#).as_deref(), Some(r#"a"b\"#));
+        assert_eq!(name_in(r#"{"name":"\u00e9t\u00e9"} trailing"#).as_deref(), Some("\u{e9}t\u{e9}"));
+        assert_eq!(name_in(r#"{"name":"x"#), None);
+        assert_eq!(name_in(r#"{"name":"x\"#), None);
+        assert_eq!(name_in(r#"{"name":"x\q"}"#), None);
+        assert_eq!(name_in("{\"name\":\"a\tb\"}"), None, "a raw control character");
+        assert_eq!(name_in(r#"{"name":""}"#), None);
     }
 
     /// Only a non-empty JSON string is a broken block's name (escapes read); a number, an object or
