@@ -114,7 +114,7 @@ use futures_util::future::{select, FutureExt, Shared, WeakShared};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json, string, Put as _};
+use crate::model::{object, read_json, string, Borrowed as _, Put as _};
 use crate::protocol::budget::{server_of, Collected, Refusal};
 use crate::protocol::client::{parse_www_authenticate, scope_challenge, AuthHandler, Spawner};
 use crate::protocol::legacy_sse::Sleep;
@@ -447,7 +447,7 @@ impl<T: Transport + 'static> OAuth<T> {
     /// handed to [`Saved`] (a refresh token the server rotated, a code the user granted, a client
     /// registered). Without it they are dropped with the authorization.
     pub fn set_background(&self, spawn: Spawner, sleep: Sleep) {
-        *self.background.borrow_mut() = Some((spawn, sleep));
+        *self.background.borrowed_mut() = Some((spawn, sleep));
     }
 
     /// Runs `op`, a request the authorization server acts on and what is kept of its answer, to
@@ -455,10 +455,10 @@ impl<T: Transport + 'static> OAuth<T> {
     /// is not dropped with the request that waits for it.
     fn settle<O: Clone + 'static>(&self, op: impl Future<Output = Result<O>> + 'static) -> Shared<Pin<Box<dyn Future<Output = Result<O>>>>> {
         let op = (Box::pin(op) as Pin<Box<dyn Future<Output = Result<O>>>>).shared();
-        if let Some((spawn, sleep)) = self.background.borrow().as_ref() {
+        if let Some((spawn, sleep)) = self.background.borrowed().as_ref() {
             let bounded = select(op.clone(), sleep(SETTLE_TIMEOUT_MS));
             let task: Settling = (Box::pin(bounded.map(drop)) as SettlingFuture).shared();
-            *self.settling.borrow_mut() = task.downgrade();
+            *self.settling.borrowed_mut() = task.downgrade();
             spawn(Box::pin(task));
         }
         op
@@ -469,7 +469,7 @@ impl<T: Transport + 'static> OAuth<T> {
         if self.withheld.get() {
             return Vec::new();
         }
-        self.tokens.borrow().as_ref().map(|t| bearer(&t.access)).unwrap_or_default()
+        self.tokens.borrowed().as_ref().map(|t| bearer(&t.access)).unwrap_or_default()
     }
 
     /// This authorization as the client's unauthorized handler.
@@ -503,17 +503,17 @@ impl<T: Transport + 'static> OAuth<T> {
             Some(_) => return Ok(None),
         }
         loop {
-            let running = self.flow.borrow().as_ref().and_then(WeakShared::upgrade);
+            let running = self.flow.borrowed().as_ref().and_then(WeakShared::upgrade);
             let (flow, mine, same) = match running {
                 // One under way is awaited, whatever it is for: authorizations run one at a time
                 // (one consent at a time, each step-up asking for the scopes of those before it).
-                Some(flow) => (flow, false, step_up_for.is_some() && *self.flow_for.borrow() == step_up_for),
+                Some(flow) => (flow, false, step_up_for.is_some() && *self.flow_for.borrowed() == step_up_for),
                 None => {
                     let me = self.clone();
                     let info = info.clone();
                     let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as FlowFuture).shared();
-                    *self.flow.borrow_mut() = flow.downgrade();
-                    *self.flow_for.borrow_mut() = step_up_for.clone();
+                    *self.flow.borrowed_mut() = flow.downgrade();
+                    *self.flow_for.borrowed_mut() = step_up_for.clone();
                     (flow, true, false)
                 }
             };
@@ -522,7 +522,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 self.delivered.set(self.issued.get());
             }
             {
-                let mut slot = self.flow.borrow_mut();
+                let mut slot = self.flow.borrowed_mut();
                 if slot.as_ref().and_then(WeakShared::upgrade).is_some_and(|f| f.ptr_eq(&flow)) {
                     *slot = None;
                 }
@@ -548,7 +548,7 @@ impl<T: Transport + 'static> OAuth<T> {
         if param("error") != Some("insufficient_scope") {
             return true;
         }
-        let tokens = self.tokens.borrow();
+        let tokens = self.tokens.borrowed();
         has_scopes(tokens.as_ref().and_then(Tokens::scope).unwrap_or(""), param("scope").unwrap_or(""))
     }
 
@@ -562,13 +562,13 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         // A request to the authorization server that an earlier authorization left running (no
         // request waited for it any more): its answer first (a refresh token it rotated).
-        let running = self.settling.borrow().as_ref().and_then(WeakShared::upgrade);
+        let running = self.settling.borrowed().as_ref().and_then(WeakShared::upgrade);
         if let Some(running) = running {
             running.await;
         }
         // Tokens it kept, which no request was given: those, if they serve.
         if self.issued.get() > self.delivered.get() && self.covers(info) {
-            if let Some(t) = self.tokens.borrow().as_ref() {
+            if let Some(t) = self.tokens.borrowed().as_ref() {
                 return Ok(Some(bearer(&t.access)));
             }
         }
@@ -583,7 +583,7 @@ impl<T: Transport + 'static> OAuth<T> {
             return Err(if status == 401 { self.refused_at_once(info) } else { self.step_up_refused(info) });
         }
         let discovered = self.discover(param("resource_metadata")).await?;
-        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
+        let granted = self.tokens.borrowed().as_ref().and_then(|t| t.scope().map(str::to_owned));
         // A 401 whose challenge names scopes the tokens held were not granted (MCP: the scopes to
         // ask for): a refresh cannot add them (RFC 6749 6), but the server may take its token all
         // the same (an authorization server may grant fewer than asked, a challenge may name more
@@ -593,7 +593,7 @@ impl<T: Transport + 'static> OAuth<T> {
         // A refreshed token just refused (`retried`): the user, not another refresh.
         let retried = info.get("retried").is_some();
         // A refresh gets a new access token for the scopes granted; a step-up needs the user.
-        let refresh = if step_up || retried { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
+        let refresh = if step_up || retried { None } else { self.tokens.borrowed().as_ref().and_then(|t| t.refresh.clone()) };
         if let Some(refresh) = refresh {
             match self.refresh(&discovered, &refresh).await {
                 Ok(headers) => return Ok(Some(headers)),
@@ -601,7 +601,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 Err(e) if may_pass(&e) => return Err(e),
                 // Refused (expired, revoked, an unknown client): the user authorizes again.
                 Err(e) => {
-                    *self.tokens.borrow_mut() = None;
+                    *self.tokens.borrowed_mut() = None;
                     self.forget_client_if_refused(&e);
                     self.save();
                 }
@@ -669,7 +669,7 @@ impl<T: Transport + 'static> OAuth<T> {
     fn step_up_refused(&self, info: &Value) -> Error {
         let challenge = challenge_of(info);
         let wanted = challenge.get("scope").and_then(Value::as_str).filter(|s| !s.is_empty());
-        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
+        let granted = self.tokens.borrowed().as_ref().and_then(|t| t.scope().map(str::to_owned));
         let mut e = Error::new(
             ErrorCode::Unauthorized,
             format!(
@@ -695,7 +695,7 @@ impl<T: Transport + 'static> OAuth<T> {
     fn forget_client_if_refused(&self, e: &Error) {
         let code = e.details.as_ref().and_then(|d| d.get("oauthError")).and_then(Value::as_str);
         if matches!(code, Some("invalid_client" | "unauthorized_client")) && self.opts.client_id.is_none() {
-            *self.registration.borrow_mut() = None;
+            *self.registration.borrowed_mut() = None;
             self.save();
         }
     }
@@ -720,7 +720,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let prm = self.first_document(&candidates, usize::from(named.is_some())).await?;
         let mut found = Discovered::default();
         // The issuer of the credentials held (restored, or from an earlier authorization; set aside).
-        let held = self.aside.borrow().as_ref().map(|a| a.0.clone()).or_else(|| self.issuer.borrow().clone());
+        let held = self.aside.borrowed().as_ref().map(|a| a.0.clone()).or_else(|| self.issuer.borrowed().clone());
         // The authorization servers to try, in order: the resource's (RFC 9728 7.6: the client
         // chooses), or the one pinned.
         let (issuers, from_resource) = match &prm {
@@ -892,8 +892,8 @@ impl<T: Transport + 'static> OAuth<T> {
         // elsewhere is an error. Saved with another client, the credentials held say nothing of it.
         // Those of another are set aside, not erased: the server may name theirs again (its
         // metadata not found for a moment), and another server may fail before it issues any.
-        let known = self.issuer.borrow().clone();
-        let was_aside = self.aside.borrow().is_some();
+        let known = self.issuer.borrowed().clone();
+        let was_aside = self.aside.borrowed().is_some();
         if let Some(known) = known.filter(|k| !same_issuer(k, &found.issuer)) {
             if self.opts.client_id.is_some() && self.client_tied.get() {
                 return Err(failure(
@@ -901,16 +901,16 @@ impl<T: Transport + 'static> OAuth<T> {
                     format!("the server now names the authorization server {}, but the client given (clientId) is {}'s", shown(&found.issuer), shown(&known)),
                 ));
             }
-            let tokens = self.tokens.borrow_mut().take();
-            let registration = if self.opts.client_id.is_none() { self.registration.borrow_mut().take() } else { None };
-            let mut aside = self.aside.borrow_mut();
+            let tokens = self.tokens.borrowed_mut().take();
+            let registration = if self.opts.client_id.is_none() { self.registration.borrowed_mut().take() } else { None };
+            let mut aside = self.aside.borrowed_mut();
             match aside.take() {
                 // Named again: its credentials are held again (those of the other, which issued no
                 // tokens, are dropped).
                 Some((issuer, registration, tokens)) if same_issuer(&issuer, &found.issuer) => {
-                    *self.tokens.borrow_mut() = tokens;
+                    *self.tokens.borrowed_mut() = tokens;
                     if self.opts.client_id.is_none() {
-                        *self.registration.borrow_mut() = registration;
+                        *self.registration.borrowed_mut() = registration;
                     }
                 }
                 Some(kept) => *aside = Some(kept),
@@ -918,10 +918,10 @@ impl<T: Transport + 'static> OAuth<T> {
             }
         }
         self.client_tied.set(self.opts.client_id.is_some());
-        let changed = self.issuer.borrow().as_deref() != Some(found.issuer.as_str());
-        *self.issuer.borrow_mut() = Some(found.issuer.clone());
+        let changed = self.issuer.borrowed().as_deref() != Some(found.issuer.as_str());
+        *self.issuer.borrowed_mut() = Some(found.issuer.clone());
         // What is saved changes only when nothing is (or was) set aside.
-        if changed && !was_aside && self.aside.borrow().is_none() {
+        if changed && !was_aside && self.aside.borrowed().is_none() {
             self.save();
         }
         Ok(found)
@@ -1024,7 +1024,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 format!("{origin}{path}/.well-known/openid-configuration"),
             ]
         };
-        let sure = if self.issuer.borrow().as_deref().is_some_and(|h| same_issuer(h, issuer)) { candidates.len() } else { 0 };
+        let sure = if self.issuer.borrowed().as_deref().is_some_and(|h| same_issuer(h, issuer)) { candidates.len() } else { 0 };
         self.first_document(&candidates, sure).await
     }
 
@@ -1062,12 +1062,12 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// The client to authorize as: given, restored, a metadata document's URL, or registered now.
     async fn client(self: &Rc<Self>, d: &Discovered) -> Result<Registration> {
-        if let Some(r) = self.registration.borrow().clone() {
+        if let Some(r) = self.registration.borrowed().clone() {
             return Ok(r);
         }
         if let (Some(url), true) = (&self.opts.client_metadata_url, d.client_id_metadata) {
             let registration = Registration { id: url.clone(), secret: None, method: Some("none".owned()) };
-            *self.registration.borrow_mut() = Some(registration.clone());
+            *self.registration.borrowed_mut() = Some(registration.clone());
             self.save();
             return Ok(registration);
         }
@@ -1104,7 +1104,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 return Err(server_error("registration", status, location.as_deref(), &body));
             }
             let registration = body.as_ref().and_then(registration_from).ok_or_else(|| failure("registration", format!("the registration endpoint answered HTTP {status} without a client_id")).with_detail("status", status))?;
-            *me.registration.borrow_mut() = Some(registration.clone());
+            *me.registration.borrowed_mut() = Some(registration.clone());
             me.save();
             Ok(registration)
         })
@@ -1183,14 +1183,14 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// A refresh-token grant.
     async fn refresh(self: &Rc<Self>, d: &Discovered, refresh: &str) -> Result<Vec<(String, String)>> {
-        let Some(client) = self.registration.borrow().clone() else {
+        let Some(client) = self.registration.borrowed().clone() else {
             return Err(failure("token", "no client to refresh the token as"));
         };
         let mut grant = vec![("grant_type", "refresh_token".owned()), ("refresh_token", refresh.owned())];
         if let Some(r) = &d.resource {
             grant.push(("resource", r.clone()));
         }
-        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
+        let granted = self.tokens.borrowed().as_ref().and_then(|t| t.scope().map(str::to_owned));
         // The server may rotate the refresh token as it answers: the new one is kept when no
         // request waits any more, or the next refresh would spend a revoked one.
         let (me, d, refresh) = (self.clone(), d.clone(), refresh.to_owned());
@@ -1253,9 +1253,9 @@ impl<T: Transport + 'static> OAuth<T> {
     /// Holds new tokens (`refreshed`: from a refresh), tells the host, and gives the header they make.
     fn keep(&self, tokens: Tokens, refreshed: bool) -> Vec<(String, String)> {
         let headers = bearer(&tokens.access);
-        *self.tokens.borrow_mut() = Some(tokens);
+        *self.tokens.borrowed_mut() = Some(tokens);
         // They replace the credentials set aside, of the issuer the server named before.
-        *self.aside.borrow_mut() = None;
+        *self.aside.borrowed_mut() = None;
         self.withheld.set(false);
         self.refreshed.set(refreshed);
         self.issued.set(self.issued.get() + 1);
@@ -1267,10 +1267,10 @@ impl<T: Transport + 'static> OAuth<T> {
         if let Some(saved) = &self.saved {
             // Until the issuer the server names now issues tokens, the credentials set aside stay
             // what is saved (with a client given, that one).
-            let aside = self.aside.borrow();
+            let aside = self.aside.borrowed();
             let (issuer, registration, tokens) = match aside.as_ref() {
-                Some((i, r, t)) => (Some(i.clone()), if self.opts.client_id.is_none() { r.clone() } else { self.registration.borrow().clone() }, t.clone()),
-                None => (self.issuer.borrow().clone(), self.registration.borrow().clone(), self.tokens.borrow().clone()),
+                Some((i, r, t)) => (Some(i.clone()), if self.opts.client_id.is_none() { r.clone() } else { self.registration.borrowed().clone() }, t.clone()),
+                None => (self.issuer.borrowed().clone(), self.registration.borrowed().clone(), self.tokens.borrowed().clone()),
             };
             let client = registration.as_ref().map_or(Value::Null, |r| {
                 let mut m = Map::new();

@@ -15,6 +15,8 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
+use crate::model::Borrowed as _;
+
 /// What all responses being read at once may hold: 256 MiB (four of the largest response a
 /// client takes by default).
 pub const MAX_HELD_BYTES: usize = 256 << 20;
@@ -86,7 +88,7 @@ impl Held {
         let total = HELD.with(Cell::get) - self.n;
         if let Some(server) = &self.server {
             let (ours, _) = SERVERS.with(|s| {
-                let s = s.borrow();
+                let s = s.borrowed();
                 find(&s, server).ok().map(|i| s[i].1).unwrap_or_default()
             });
             let others = ours - self.n;
@@ -100,7 +102,7 @@ impl Held {
         HELD.with(|held| held.set(total + n));
         if let Some(server) = &self.server {
             SERVERS.with(|s| {
-                let mut s = s.borrow_mut();
+                let mut s = s.borrowed_mut();
                 let i = find(&s, server).unwrap_or_else(|i| {
                     s.insert(i, (server.clone(), (0, 0)));
                     i
@@ -246,7 +248,7 @@ fn find(servers: &Servers, server: &str) -> Result<usize, usize> {
 /// reads.
 fn holders() -> Vec<(Rc<str>, usize, usize)> {
     SERVERS.with(|s| {
-        let s = s.borrow();
+        let s = s.borrowed();
         // The most held first, as much held in server order (a stable sort), with the crate's
         // one `(usize, usize)` sort.
         let mut order: Vec<(usize, usize)> = s.iter().enumerate().map(|(i, (_, (n, _)))| (usize::MAX - n, i)).collect();

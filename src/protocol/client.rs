@@ -88,7 +88,7 @@ use futures_util::pin_mut;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json, string, Put as _};
+use crate::model::{object, read_json, string, Borrowed as _, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, Malformed, RpcError};
 use crate::protocol::budget::{Collected, Held, Refusal};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
@@ -464,7 +464,7 @@ pub(crate) struct CloseSignal {
 impl CloseSignal {
     pub(crate) fn fire(&self) {
         self.generation.set(self.generation.get() + 1);
-        let wakers = std::mem::take(&mut *self.wakers.borrow_mut());
+        let wakers = std::mem::take(&mut *self.wakers.borrowed_mut());
         for (_, w) in wakers {
             w.wake();
         }
@@ -502,7 +502,7 @@ impl Future for CloseWait<'_> {
             signal.next_key.set(k + 1);
             k
         });
-        let mut wakers = signal.wakers.borrow_mut();
+        let mut wakers = signal.wakers.borrowed_mut();
         match wakers.binary_search_by_key(&key, |(k, _)| *k) {
             Ok(i) => wakers[i].1 = cx.waker().clone(),
             Err(i) => wakers.insert(i, (key, cx.waker().clone())),
@@ -514,7 +514,7 @@ impl Future for CloseWait<'_> {
 impl Drop for CloseWait<'_> {
     fn drop(&mut self) {
         if let Some(key) = self.key {
-            let mut wakers = self.signal.wakers.borrow_mut();
+            let mut wakers = self.signal.wakers.borrowed_mut();
             if let Ok(i) = wakers.binary_search_by_key(&key, |(k, _)| *k) {
                 wakers.remove(i);
             }
@@ -689,14 +689,14 @@ struct HandshakeSession<'a>(&'a RefCell<Option<String>>);
 
 impl<'a> HandshakeSession<'a> {
     fn hold(cell: &'a RefCell<Option<String>>, session: Option<String>) -> Self {
-        *cell.borrow_mut() = session;
+        *cell.borrowed_mut() = session;
         Self(cell)
     }
 }
 
 impl Drop for HandshakeSession<'_> {
     fn drop(&mut self) {
-        self.0.borrow_mut().take();
+        self.0.borrowed_mut().take();
     }
 }
 
@@ -796,7 +796,7 @@ impl<'c> Registered<'c> {
         let task = match behalf {
             Behalf::Own => None,
             Behalf::Kept(kept, time) => {
-                *kept.borrow_mut() = Some(related.clone());
+                *kept.borrowed_mut() = Some(related.clone());
                 Some(time.clone())
             }
             Behalf::Of(_, time) => Some(time.clone()),
@@ -809,14 +809,14 @@ impl<'c> Registered<'c> {
             release: CloseSignal::default(),
             task,
         });
-        list.borrow_mut().push((id.clone(), call.clone()));
+        list.borrowed_mut().push((id.clone(), call.clone()));
         Self { list, call }
     }
 }
 
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
-        self.list.borrow_mut().retain(|(_, c)| !Rc::ptr_eq(c, &self.call));
+        self.list.borrowed_mut().retain(|(_, c)| !Rc::ptr_eq(c, &self.call));
     }
 }
 
@@ -858,14 +858,14 @@ struct Answering<'c> {
 
 impl<'c> Answering<'c> {
     fn new(list: &'c RefCell<Vec<(Id, SentOn, Rc<CloseSignal>)>>, id: Id, on: SentOn, signal: Rc<CloseSignal>) -> Self {
-        list.borrow_mut().push((id, on, signal.clone()));
+        list.borrowed_mut().push((id, on, signal.clone()));
         Self { list, signal }
     }
 }
 
 impl Drop for Answering<'_> {
     fn drop(&mut self) {
-        self.list.borrow_mut().retain(|(_, _, s)| !Rc::ptr_eq(s, &self.signal));
+        self.list.borrowed_mut().retain(|(_, _, s)| !Rc::ptr_eq(s, &self.signal));
     }
 }
 
@@ -1125,12 +1125,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// It is called while the handshake's waiters are still waiting: it must not await the
     /// client (a JS host spawns what it starts).
     pub fn set_connected_handler(&self, handler: Option<ConnectedHandler>) {
-        *self.on_connected.borrow_mut() = handler;
+        *self.on_connected.borrowed_mut() = handler;
     }
 
     /// Sets the handler for server notifications.
     pub fn set_notification_handler(&self, handler: Option<NotificationHandler>) {
-        *self.on_notification.borrow_mut() = handler;
+        *self.on_notification.borrowed_mut() = handler;
     }
 
     /// Sets the handler told of what went wrong outside any call the app made: resources the app
@@ -1145,12 +1145,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// them, and neither a later renewal nor a later listening asks again. The JS host says it on
     /// `console.error`.
     pub fn set_problem_handler(&self, handler: Option<ProblemHandler>) {
-        *self.on_problem.borrow_mut() = handler;
+        *self.on_problem.borrowed_mut() = handler;
     }
 
     /// `connect()` and `close()`: the session the app asks for next is subscribed to nothing.
     fn forget_subscriptions(&self) {
-        let had = !std::mem::take(&mut *self.subscribed.borrow_mut()).is_empty();
+        let had = !std::mem::take(&mut *self.subscribed.borrowed_mut()).is_empty();
         self.subscriptions_forgotten.set(self.subscriptions_forgotten.get() + 1);
         // A 2026-07-28 listening asks for them no more.
         if had {
@@ -1168,7 +1168,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// cancellation that comes after the response is in hand ends only that wait: the response is
     /// returned, and the answers still going out are dropped ([`Client::answers_out`]).
     pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
-        *self.on_request.borrow_mut() = handler;
+        *self.on_request.borrowed_mut() = handler;
     }
 
     /// Sets the handler asked for new headers when a request, a notification or a GET (the
@@ -1179,12 +1179,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     ///
     /// [`OAuth`]: crate::protocol::auth::OAuth
     pub fn set_unauthorized_handler(&self, handler: Option<AuthHandler>) {
-        *self.on_unauthorized.borrow_mut() = handler;
+        *self.on_unauthorized.borrowed_mut() = handler;
     }
 
     /// Whether a 401 is answered by an unauthorized handler (which may wait for a person).
     pub fn has_unauthorized_handler(&self) -> bool {
-        self.on_unauthorized.borrow().is_some()
+        self.on_unauthorized.borrowed().is_some()
     }
 
     /// The options in force.
@@ -1194,22 +1194,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// `serverInfo` from the handshake.
     pub fn server_info(&self) -> Option<Value> {
-        self.state.borrow().server_info.clone()
+        self.state.borrowed().server_info.clone()
     }
 
     /// `instructions` from the handshake.
     pub fn instructions(&self) -> Option<String> {
-        self.state.borrow().instructions.clone()
+        self.state.borrowed().instructions.clone()
     }
 
     /// The negotiated protocol version.
     pub fn protocol_version(&self) -> Option<String> {
-        self.state.borrow().protocol_version.clone()
+        self.state.borrowed().protocol_version.clone()
     }
 
     /// The session id, when the server issued one.
     pub fn session_id(&self) -> Option<String> {
-        self.state.borrow().session_id.clone()
+        self.state.borrowed().session_id.clone()
     }
 
     /// The MCP transport the client speaks: Streamable HTTP, or the deprecated HTTP+SSE transport
@@ -1226,7 +1226,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Whether the client speaks 2026-07-28 with its server.
     pub fn is_modern(&self) -> bool {
-        self.state.borrow().modern
+        self.state.borrowed().modern
     }
 
     /// The tools the last `tools/list` left out, each `{name, reason}`: entries that are no
@@ -1234,12 +1234,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// 2026-07-28 server's tools whose `x-mcp-header` marks break the rules, so the server would
     /// refuse every call.
     pub fn dropped_tools(&self) -> Vec<Value> {
-        self.dropped_tools.borrow().clone()
+        self.dropped_tools.borrowed().clone()
     }
 
     /// Whether the handshake is done and the client not closed.
     pub fn is_connected(&self) -> bool {
-        self.state.borrow().connected
+        self.state.borrowed().connected
     }
 
     /// How many times [`Client::close`] has been called: work decided before a close compares
@@ -1250,7 +1250,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// The server's capabilities.
     pub fn capabilities(&self) -> Option<Value> {
-        self.state.borrow().capabilities.clone()
+        self.state.borrowed().capabilities.clone()
     }
 
     /// Whether the tools of the last [`Client::list_tools`] that succeeded (the one started last
@@ -1281,12 +1281,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     fn headers(&self, with_session: bool, accept: &str) -> Vec<(String, String)> {
         let mut h = vec![("accept".owned(), accept.owned())];
-        let auth = self.auth_headers.borrow();
+        let auth = self.auth_headers.borrowed();
         h.extend(self.opts.headers.iter().filter(|(k, _)| !auth.iter().any(|(a, _)| a.eq_ignore_ascii_case(k))).cloned());
         h.extend(auth.iter().cloned());
         if with_session {
-            let st = self.state.borrow();
-            if let Some(s) = st.session_id.as_ref().or(self.handshake_session.borrow().as_ref()) {
+            let st = self.state.borrowed();
+            if let Some(s) = st.session_id.as_ref().or(self.handshake_session.borrowed().as_ref()) {
                 h.push(("mcp-session-id".owned(), s.clone()));
             }
             if let Some(v) = &st.protocol_version {
@@ -1326,13 +1326,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if cancelled_already(&mut opts.cancel) {
             return Err(Error::new(ErrorCode::Aborted, "initialize was aborted before it was sent"));
         }
-        if self.state.borrow().closed {
-            self.state.borrow_mut().closed = false;
+        if self.state.borrowed().closed {
+            self.state.borrowed_mut().closed = false;
         }
         // Connecting is the app's (the user's) asking again: headers refused at once before
         // are replaced once more if the server refuses them still.
         self.refused_auth.set(None);
-        self.refused_scope.borrow_mut().clear();
+        self.refused_scope.borrowed_mut().clear();
         // A session of the app's asking is subscribed to nothing, a renewal's under way too: it
         // does not subscribe again to what is forgotten here.
         self.forget_subscriptions();
@@ -1403,7 +1403,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     async fn initialize_session(&self, opts: &mut CallOptions) -> Result<()> {
         {
-            let mut st = self.state.borrow_mut();
+            let mut st = self.state.borrowed_mut();
             st.session_id = None;
             st.protocol_version = None;
             st.connected = false;
@@ -1492,9 +1492,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             };
             return Err(e.with_detail("sessionIdLength", s.len()));
         }
-        self.seen_events.borrow_mut().clear();
+        self.seen_events.borrowed_mut().clear();
         {
-            let mut st = self.state.borrow_mut();
+            let mut st = self.state.borrowed_mut();
             st.session_id = session;
             st.protocol_version = Some(version);
             st.server_info = result.get("serverInfo").cloned();
@@ -1502,18 +1502,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.capabilities = result.get("capabilities").cloned();
         }
         self.notify_within("notifications/initialized", Value::Null, opts).await?;
-        if self.state.borrow().closed {
+        if self.state.borrowed().closed {
             // close() came during the handshake (and ended the new session): stay closed.
             return Err(Error::new(ErrorCode::NotConnected, "the client was closed during the handshake"));
         }
-        let logs = self.state.borrow().capabilities.as_ref().is_some_and(|c| c.get("logging").is_some_and(declares));
+        let logs = self.state.borrowed().capabilities.as_ref().is_some_and(|c| c.get("logging").is_some_and(declares));
         let level = self.opts.log_level.as_ref().filter(|_| logs);
         // A renewed session has none of the old one's subscriptions: asked for again (not through
         // `request`, which would wait for this very handshake). `connect()` and `close()` forgot
         // them, so this is a renewal's handshake.
         self.resubscribed_forgotten.set(false);
         let forgotten_at = self.subscriptions_forgotten.get();
-        let uris: Vec<String> = self.subscribed.borrow().clone();
+        let uris: Vec<String> = self.subscribed.borrowed().clone();
         let mut lost: Vec<(String, Error)> = Vec::new();
         let mut resent: Vec<String> = Vec::new();
         if !uris.is_empty() {
@@ -1553,7 +1553,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         let outcomes = &outcomes;
                         Box::pin(async move {
                             let r = send("resources/subscribe", object([("uri", uri.as_str().into())])).await;
-                            outcomes.borrow_mut()[i] = Some(r.map(drop));
+                            outcomes.borrowed_mut()[i] = Some(r.map(drop));
                         }) as crate::protocol::UnitFuture<'_>
                     })
                     .collect(),
@@ -1575,7 +1575,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // connect() or close() came meanwhile: the subscriptions are no longer the app's.
             self.resubscribed_forgotten.set(!resent.is_empty());
         }
-        self.state.borrow_mut().connected = true;
+        self.state.borrowed_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
         self.session_changed.fire();
         self.spoke_modern.set(false);
@@ -1590,7 +1590,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// server of the revision has it: one that knows neither it nor `initialize` is no MCP server.
     async fn discover(&self, opts: &mut CallOptions) -> Result<()> {
         {
-            let mut st = self.state.borrow_mut();
+            let mut st = self.state.borrowed_mut();
             *st = State { closed: st.closed, modern: true, protocol_version: Some(MODERN_PROTOCOL_VERSION.into()), ..State::default() };
         }
         self.session_changed.fire();
@@ -1615,13 +1615,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         _ => Some(format!("it is not an object ({})", shown(&v))),
                     };
                     let Some(problem) = problem else { break v };
-                    let mut st = self.state.borrow_mut();
+                    let mut st = self.state.borrowed_mut();
                     (st.protocol_version, st.modern) = (None, false);
                     return Err(Error::new(ErrorCode::Protocol, format!("{METHOD}: the server's result is no DiscoverResult: {problem}")).with_detail("result", v));
                 }
                 Err(e) if e.code == ErrorCode::UnsupportedProtocolVersion && !retried && names_modern(&e) => retried = true,
                 Err(e) => {
-                    let mut st = self.state.borrow_mut();
+                    let mut st = self.state.borrowed_mut();
                     (st.protocol_version, st.modern) = (None, false);
                     return Err(e);
                 }
@@ -1629,7 +1629,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         };
         if let Some(Value::Array(versions)) = result.get("supportedVersions") {
             if !versions.iter().any(|v| v == MODERN_PROTOCOL_VERSION) {
-                let mut st = self.state.borrow_mut();
+                let mut st = self.state.borrowed_mut();
                 (st.protocol_version, st.modern) = (None, false);
                 drop(st);
                 return Err(Error::new(
@@ -1639,10 +1639,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 .with_detail("supported", Value::Array(versions.clone())));
             }
         }
-        if self.state.borrow().closed {
+        if self.state.borrowed().closed {
             return Err(Error::new(ErrorCode::NotConnected, "the client was closed while connecting"));
         }
-        let mut st = self.state.borrow_mut();
+        let mut st = self.state.borrowed_mut();
         // `serverInfo` is in `_meta` in the revision's schema, at the top in some servers.
         st.server_info = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo").or_else(|| result.get("serverInfo")).cloned();
         st.instructions = result.get("instructions").and_then(Value::as_str).map(str::to_owned);
@@ -1656,7 +1656,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // the next `subscriptions/listen` filter; nothing is sent for them here. Those this server
         // cannot take are lost, and told, as a renewed session's are.
         self.resubscribed_forgotten.set(false);
-        let uris = self.subscribed.borrow().clone();
+        let uris = self.subscribed.borrowed().clone();
         if !uris.is_empty() {
             let lost = match self.missing_capability("resources/subscribe") {
                 Some(missing) => {
@@ -1679,25 +1679,25 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if lost.is_empty() {
             return;
         }
-        self.subscribed.borrow_mut().retain(|u| !lost.iter().any(|(l, _)| l == u));
+        self.subscribed.borrowed_mut().retain(|u| !lost.iter().any(|(l, _)| l == u));
         let e = lost_subscriptions(how, &lost);
-        if let Some(h) = self.on_problem.borrow().as_ref() {
+        if let Some(h) = self.on_problem.borrowed().as_ref() {
             h(&e);
         }
     }
 
     /// What a listing of another server (or era) said of its tools.
     fn forget_tools(&self) {
-        self.header_params.borrow_mut().clear();
-        self.dropped_tools.borrow_mut().clear();
-        self.output_schemas.borrow_mut().clear();
+        self.header_params.borrowed_mut().clear();
+        self.dropped_tools.borrowed_mut().clear();
+        self.output_schemas.borrowed_mut().clear();
     }
 
     /// A request's params with what it carries in `_meta`: its progress token, and with a
     /// 2026-07-28 server the protocol version, the client's capabilities and `clientInfo`. Params
     /// that are neither an object nor null are left as they are.
     fn with_meta(&self, params: &Value, progress: Option<&Id>) -> Value {
-        let modern = self.state.borrow().modern;
+        let modern = self.state.borrowed().modern;
         if !modern && progress.is_none() {
             return params.clone();
         }
@@ -1743,7 +1743,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if let Some(name) = name.and_then(Value::as_str) {
             h.push(("mcp-name".owned(), header_value(name)));
             if method == "tools/call" {
-                if let Some(marked) = self.header_params.borrow().get(name) {
+                if let Some(marked) = self.header_params.borrowed().get(name) {
                     let args = params.get("arguments").unwrap_or(&Value::Null);
                     let mirrored = param_headers(marked, args)
                         .map_err(|m| Error::new(ErrorCode::InvalidArguments, format!("tools/call: {m}")).with_tool(name))?;
@@ -1760,7 +1760,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// them, the one that drives the handshake too, waits within its own timeout and cancellation.
     async fn renew_session(&self, gen: u64, method: &str, opts: &mut CallOptions) -> Result<()> {
         // A closed client opens no session until connect() (or a hub's call) opens one.
-        if self.state.borrow().closed {
+        if self.state.borrowed().closed {
             return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed")));
         }
         // Renewals ended so far: one that ends while this request waits is its outcome too, failed
@@ -1802,7 +1802,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             }
         }
-        let owned = self.renew_in_background.borrow().clone().and_then(|renew| renew());
+        let owned = self.renew_in_background.borrowed().clone().and_then(|renew| renew());
         let timed_out = match owned {
             Some((handshake, spawn)) => {
                 let mut handoff = HandOff(Some(handshake), spawn);
@@ -1844,7 +1844,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.is_connected() {
             return Ok(());
         }
-        self.state.borrow_mut().closed = false;
+        self.state.borrowed_mut().closed = false;
         self.initialize_shared(opts, false).await
     }
 
@@ -1874,7 +1874,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let shaken = self.handshake(opts).await;
         if shaken.is_ok() {
             self.renewal_owed.set(false);
-            if let Some(h) = self.on_connected.borrow().as_ref() {
+            if let Some(h) = self.on_connected.borrowed().as_ref() {
                 h();
             }
         }
@@ -1890,7 +1890,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     async fn renew_again(&self, method: &str, opts: &mut CallOptions) -> Result<()> {
         let renewals = self.reinitialized.generation.get();
         self.await_renewal(method, opts).await?;
-        if self.state.borrow().connected || !self.renewal_owed.get() {
+        if self.state.borrowed().connected || !self.renewal_owed.get() {
             return Ok(());
         }
         if self.reinitialized.generation.get() != renewals {
@@ -2015,7 +2015,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     format!("{method}: the session was renewed while this request waited; its cursor is the old session's, so it was not sent: list from the first page"),
                 ));
             }
-            if !self.state.borrow().connected {
+            if !self.state.borrowed().connected {
                 return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
             }
             let modern = self.is_modern();
@@ -2091,7 +2091,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         }
                     }
                     let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
-                    if !self.header_params.borrow().contains_key(name) && self.dropped_tools.borrow().iter().any(|d| d["name"] == name) {
+                    if !self.header_params.borrowed().contains_key(name) && self.dropped_tools.borrowed().iter().any(|d| d["name"] == name) {
                         return Err(e);
                     }
                 }
@@ -2148,7 +2148,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     && read_only(method)
                     && e.details.as_ref().is_some_and(|d| d.contains_key("sessionEnded"))
                     && self.session_ended.generation.get() == ended
-                    && !self.state.borrow().closed =>
+                    && !self.state.borrowed().closed =>
                 {
                     resent = true;
                     if paged {
@@ -2211,7 +2211,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
                     let asked_with = request.get("params").cloned().unwrap_or(Value::Null);
                     let context = RequestContext { id: Value::String(key.clone()), related: Some(related.clone()), input_round: true };
-                    let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with, &context));
+                    let asked = self.on_request.borrowed().as_ref().map(|h| h(asked_for, &asked_with, &context));
                     let Some(asked) = asked else {
                         return Err(needs(format!("{method}: the server needs input ({asked_for}) and the client has no request handler to give it")));
                     };
@@ -2515,12 +2515,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Where the progress of call `id` that other streams bring waits, when it asked for progress.
     fn elsewhere(&self, id: &Id) -> Option<Rc<Elsewhere>> {
-        self.progress_tokens.borrow().iter().find(|(t, _)| t == id).map(|(_, e)| e.clone())
+        self.progress_tokens.borrowed().iter().find(|(t, _)| t == id).map(|(_, e)| e.clone())
     }
 
     /// Where the response to request `id` waits when another stream brings it, while it is awaited.
     fn awaited(&self, id: &Id) -> Option<Rc<Awaited>> {
-        self.awaiting.borrow().iter().find(|(k, _)| k == id).map(|(_, a)| a.clone())
+        self.awaiting.borrowed().iter().find(|(k, _)| k == id).map(|(_, a)| a.clone())
     }
 
     /// [`Client::awaited`], taken by the reader of the request's own stream or JSON body: the
@@ -2539,7 +2539,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         loop {
             // Made before the queue is read: progress put there after the reading wakes it.
             let arrived = elsewhere.arrived.wait();
-            let came = std::mem::take(&mut *elsewhere.queue.borrow_mut());
+            let came = std::mem::take(&mut *elsewhere.queue.borrowed_mut());
             if came.is_empty() {
                 arrived.await;
             }
@@ -2553,7 +2553,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// (the caller's error is not held up by a server slow to accept it), else sent here; either
     /// way within [`CANCEL_GRACE_MS`].
     async fn tell_cancelled(&self, params: Value, sent_on: SentOn) {
-        let background = self.cancel_in_background.borrow().clone();
+        let background = self.cancel_in_background.borrowed().clone();
         let since = self.closing.generation.get();
         match background {
             Some(send) => send(params, since, sent_on),
@@ -2564,8 +2564,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// The session requests go on now ([`SentOn`]); during the handshake, the session of the
     /// `initialize` response being read.
     fn sent_on(&self) -> SentOn {
-        let handshake = self.handshake_session.borrow();
-        SentOn(self.session_gen.get(), self.state.borrow().session_id.as_ref().or(handshake.as_ref()).cloned())
+        let handshake = self.handshake_session.borrowed();
+        SentOn(self.session_gen.get(), self.state.borrowed().session_id.as_ref().or(handshake.as_ref()).cloned())
     }
 
     /// Whether the session a stream was opened on is still the client's: its server requests are
@@ -2608,7 +2608,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.transport.mcp_transport() == Some(McpTransport::Sse) {
             return None;
         }
-        self.in_flight.borrow().iter().find(|(k, _)| k == id).map(|(_, c)| c.clone())
+        self.in_flight.borrowed().iter().find(|(k, _)| k == id).map(|(_, c)| c.clone())
     }
 
     /// Sleeps `ms` of the clock's time not spent answering server requests of `call`: its
@@ -2663,9 +2663,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // scopes were not granted. Another challenge (a server that names the scopes it misses
         // one at a time) is another step-up.
         let declined = so_far.last == Some(403)
-            && asked_for.as_ref().is_some_and(|c| self.stepped_up.borrow().as_ref().is_some_and(|(g, cs)| *g == sent_with && cs.contains(c)));
+            && asked_for.as_ref().is_some_and(|c| self.stepped_up.borrowed().as_ref().is_some_and(|(g, cs)| *g == sent_with && cs.contains(c)));
         if let (true, Some(c)) = (declined, &asked_for) {
-            let mut refused = self.refused_scope.borrow_mut();
+            let mut refused = self.refused_scope.borrowed_mut();
             if !refused.contains(c) {
                 if refused.len() >= MAX_REFUSED_SCOPES {
                     refused.remove(0);
@@ -2698,14 +2698,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // A 403 with a challenge whose step-up was refused, first met or met after a refresh
         // (`retried` 401): whatever headers the request went out with, the user is not asked again.
         if let (None | Some(401), Some(c), Value::Object(m)) = (so_far.last, &asked_for, &mut info) {
-            if self.refused_scope.borrow().contains(c) {
+            if self.refused_scope.borrowed().contains(c) {
                 m.put("refusedAtOnce", true.into());
             }
         }
         if let (true, Value::Object(m)) = (declined, &mut info) {
             m.put("refusedAtOnce", true.into());
         }
-        let asked = self.on_unauthorized.borrow().as_ref().map(|h| h(&info));
+        let asked = self.on_unauthorized.borrowed().as_ref().map(|h| h(&info));
         let Some(asked) = asked else { return Ok(false) };
         match asked.await? {
             Some(headers) => {
@@ -2723,7 +2723,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// that got the same headers, which were for the same step-up or joined it).
     fn stepped_up_for(&self, c: String) {
         let generation = self.auth_generation.get();
-        let mut stepped_up = self.stepped_up.borrow_mut();
+        let mut stepped_up = self.stepped_up.borrowed_mut();
         match stepped_up.as_mut() {
             Some((g, cs)) if *g == generation => {
                 if !cs.contains(&c) {
@@ -2753,8 +2753,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// (not after a GET: a listening stream reopened would have the user asked once per reopening).
     fn post_accepted(&self, sent_with: u64) {
         self.auth_accepted(sent_with);
-        if !self.refused_scope.borrow().is_empty() {
-            self.refused_scope.borrow_mut().clear();
+        if !self.refused_scope.borrowed().is_empty() {
+            self.refused_scope.borrowed_mut().clear();
         }
     }
 
@@ -2771,7 +2771,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Headers from the [`AuthHandler`] (or restored credentials, before connecting): each
     /// replaces one of the same name given before, and of [`ClientOptions::headers`].
     pub fn set_auth_headers(&self, headers: Vec<(String, String)>) {
-        let mut auth = self.auth_headers.borrow_mut();
+        let mut auth = self.auth_headers.borrowed_mut();
         for (k, v) in headers {
             let k = k.to_ascii_lowercase();
             if auth.iter().any(|(a, b)| *a == k && *b == v) {
@@ -2798,9 +2798,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         on_progress: Option<&dyn Fn(&Value)>,
         refused: &Cell<Option<u16>>,
     ) -> std::result::Result<(Value, Option<String>), Failure> {
-        let sent_session = with_session && self.state.borrow().session_id.is_some();
+        let sent_session = with_session && self.state.borrowed().session_id.is_some();
         // The body is kept for a second send only when a 401 may be answered with new headers.
-        let again = self.on_unauthorized.borrow().is_some().then(|| body.clone());
+        let again = self.on_unauthorized.borrowed().is_some().then(|| body.clone());
         let req = self.post(body, with_session, headers);
         let mut sent_with = self.auth_generation.get();
         // The session the request goes on, whose streams its response's are.
@@ -3130,7 +3130,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // The session first: a stream of a session gone is not read (nor resumed) once more.
             match select(left, reading).await {
                 // close() and connect() end the session too: said as run_with_timeout says it.
-                Either::Left(_) if self.state.borrow().closed => return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
+                Either::Left(_) if self.state.borrowed().closed => return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
                 Either::Left(_) => {
                     let why = if self.session_ended.generation.get() != ended {
                         "connect() ended its session to open a new one"
@@ -3297,7 +3297,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Whether this event (by its id) was dealt with already, on this stream or another.
     fn seen(&self, ev: &SseEvent) -> bool {
-        Self::event_id(ev).is_some_and(|i| self.seen_events.borrow().contains(i))
+        Self::event_id(ev).is_some_and(|i| self.seen_events.borrowed().contains(i))
     }
 
     /// Marks an event as dealt with by the reader of the response to `ours`, unless it holds
@@ -3315,7 +3315,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             _ => false,
         });
         if !foreign {
-            self.seen_events.borrow_mut().insert(i);
+            self.seen_events.borrowed_mut().insert(i);
         }
     }
 
@@ -3346,7 +3346,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 if m == "notifications/cancelled" {
                     if let Some(rid) = params.get("requestId").and_then(Id::from_value) {
-                        let found = self.being_answered.borrow().iter().filter(|(k, s, _)| *k == rid && s == on).map(|(_, _, c)| c.clone()).collect::<Vec<_>>();
+                        let found = self.being_answered.borrowed().iter().filter(|(k, s, _)| *k == rid && s == on).map(|(_, _, c)| c.clone()).collect::<Vec<_>>();
                         for c in found {
                             c.fire();
                         }
@@ -3362,13 +3362,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     // call's, told as if its own stream had brought it. Replayed on a resumed
                     // stream, it is left to that call's own stream, which brings it too.
                     if !replayed {
-                        elsewhere.queue.borrow_mut().push(params);
+                        elsewhere.queue.borrowed_mut().push(params);
                         elsewhere.arrived.fire();
                     }
-                } else if let Some(cb) = token.and_then(|t| self.task_progress.borrow().iter().find(|(k, _)| *k == t).map(|(_, h)| h.clone())) {
+                } else if let Some(cb) = token.and_then(|t| self.task_progress.borrowed().iter().find(|(k, _)| *k == t).map(|(_, h)| h.clone())) {
                     // A task's progress, on whichever stream (the handler may call the client).
                     cb(&params);
-                } else if let Some(h) = self.on_notification.borrow().as_ref() {
+                } else if let Some(h) = self.on_notification.borrowed().as_ref() {
                     h(&m, &params);
                 }
                 Ok(None)
@@ -3466,7 +3466,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // The handler's future is made while it is borrowed and awaited after, so that the
             // handler may replace itself.
             let context = RequestContext { id: id.to_value(), related: call.as_ref().map(|c| c.related.clone()), input_round: false };
-            let handled = self.on_request.borrow().as_ref().map(|h| h(&method, &params, &context));
+            let handled = self.on_request.borrowed().as_ref().map(|h| h(&method, &params, &context));
             let answer = match handled {
                 Some(answer) => Settled::Later(answer),
                 None => Settled::Now(Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None })),
@@ -3624,7 +3624,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // The headers of the request as sent (the configured ones, or those the
                 // unauthorized handler gave since): one a fetch wrapper adds is not seen, but
                 // the challenge's `invalid_token` says a token came.
-                let sent = self.opts.headers.iter().chain(self.auth_headers.borrow().iter()).any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
+                let sent = self.opts.headers.iter().chain(self.auth_headers.borrowed().iter()).any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
                 unauthorized_text(sent, parsed.as_ref().unwrap_or(&Value::Null))
             } else {
                 "Forbidden: the server refused the credentials given, or their scope".owned()
@@ -3651,7 +3651,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     SUPPORTED_PROTOCOL_VERSIONS.join(", ")
                 )
             } else {
-                let version = self.state.borrow().protocol_version.clone().unwrap_or_default();
+                let version = self.state.borrowed().protocol_version.clone().unwrap_or_default();
                 format!("{method}: the server refused protocol version {version} (HTTP 400, error -32022)")
             };
             let mut e = Error::new(ErrorCode::UnsupportedProtocolVersion, message).with_detail("status", status).with_detail("bodyPreview", text);
@@ -3676,7 +3676,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         // No session id from the handshake, and the server asks for one: from a browser, the
         // usual cause is a server that does not expose the header to scripts (CORS).
-        let hint = (status == 400 && method != "initialize" && !self.is_modern() && self.state.borrow().session_id.is_none() && text.to_ascii_lowercase().contains("session"))
+        let hint = (status == 400 && method != "initialize" && !self.is_modern() && self.state.borrowed().session_id.is_none() && text.to_ascii_lowercase().contains("session"))
             .then_some(" (toolwire got no Mcp-Session-Id from the handshake: a server reached from a browser must list mcp-session-id in Access-Control-Expose-Headers for a page to read it)");
         // A POST of `initialize` refused as no MCP server would refuse it (a web framework's "Cannot
         // POST", a page that takes no POST): most often a URL that is not the server's MCP endpoint.
@@ -3736,7 +3736,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             "logging" => ("logging", None),
             _ => return None,
         };
-        let st = self.state.borrow();
+        let st = self.state.borrowed();
         let Some(Value::Object(declared)) = &st.capabilities else { return None };
         match (declared.get(needed), flag) {
             (Some(c), _) if !declares(c) => Some(needed),
@@ -3775,7 +3775,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // of a 2026-07-28 server, which were not sent: `subscribe_here` kept them (the revision
         // cannot have changed since, in the same poll).
         if let Some(uri) = uri.filter(|_| !self.is_modern()) {
-            let mut subscribed = self.subscribed.borrow_mut();
+            let mut subscribed = self.subscribed.borrowed_mut();
             subscribed.retain(|u| *u != uri);
             if method == "resources/subscribe" {
                 subscribed.push(uri);
@@ -3794,7 +3794,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err(Error::new(ErrorCode::InvalidInput, format!("{method}: params.uri must be a string (the URI of the resource)")));
         };
-        let mut subscribed = self.subscribed.borrow_mut();
+        let mut subscribed = self.subscribed.borrowed_mut();
         let had = subscribed.iter().any(|u| u == uri);
         match method {
             "resources/subscribe" if had => {}
@@ -3881,7 +3881,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // `meta` goes in the notification's `_meta`, as in a request's.
         let params = merge_meta(params, opts.meta.as_ref())?;
         self.renew_again(method, opts).await?;
-        if !self.state.borrow().connected {
+        if !self.state.borrowed().connected {
             return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before notify(\"{method}\")")));
         }
         if cancelled_already(&mut opts.cancel) {
@@ -4010,9 +4010,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 self.keep_output_schemas(&l.items);
             }
         } else if l.newest {
-            *self.dropped_tools.borrow_mut() = std::mem::take(&mut l.dropped);
+            *self.dropped_tools.borrowed_mut() = std::mem::take(&mut l.dropped);
             self.keep_output_schemas(&l.items);
-            *self.task_tools.borrow_mut() = l
+            *self.task_tools.borrowed_mut() = l
                 .items
                 .iter()
                 .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required"))
@@ -4046,8 +4046,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             })
             .collect();
         if store {
-            *self.header_params.borrow_mut() = marked;
-            *self.dropped_tools.borrow_mut() = dropped;
+            *self.header_params.borrowed_mut() = marked;
+            *self.dropped_tools.borrowed_mut() = dropped;
         }
         kept
     }
@@ -4187,7 +4187,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut params = Map::new();
         params.put("name", string(name));
         params.put("arguments", if arguments.is_null() { Value::Object(Map::new()) } else { arguments });
-        if self.is_modern() || !self.task_tools.borrow().contains(name) || !self.runs_tool_tasks() {
+        if self.is_modern() || !self.task_tools.borrowed().contains(name) || !self.runs_tool_tasks() {
             let result = self.request("tools/call", Value::Object(params), opts).await?;
             return self.checked_result(name, result, started, opts).await;
         }
@@ -4231,7 +4231,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// The output schemas of a listing's tools, for [`Client::checked_result`].
     fn keep_output_schemas(&self, tools: &[Value]) {
-        *self.output_schemas.borrow_mut() = tools
+        *self.output_schemas.borrowed_mut() = tools
             .iter()
             .filter_map(|t| Some((t.get("name")?.as_str()?.owned(), t.get("outputSchema").filter(|s| s.is_object())?.clone())))
             .collect();
@@ -4277,7 +4277,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError").is_some_and(crate::model::is_error_value) {
             return Ok(result);
         }
-        let violations = output_violations(self.output_schemas.borrow().get(name), &result);
+        let violations = output_violations(self.output_schemas.borrowed().get(name), &result);
         if violations.is_empty() {
             return Ok(result);
         }
@@ -4360,7 +4360,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// in the revision the handshake settled on: tasks are 2025-11-25's (an earlier revision has
     /// none, whatever its server's capabilities say).
     fn runs_tool_tasks(&self) -> bool {
-        let st = self.state.borrow();
+        let st = self.state.borrowed();
         st.protocol_version.as_deref().is_some_and(|v| v >= "2025-11-25")
             && st.capabilities.as_ref().and_then(|c| c.pointer("/tasks/requests/tools/call")).is_some_and(Value::is_object)
     }
@@ -4488,17 +4488,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     pub async fn listen(&self) -> Result<bool> {
         // A session renewal that failed is tried again here too, as by any request.
         self.renew_again("listen", &mut CallOptions::default()).await?;
-        if !self.state.borrow().connected {
+        if !self.state.borrowed().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
         }
         // One stream: a second listen() (an effect run twice) waits for the first's outcome
         // (a server refuses a second stream, often with 409, which would read as not offered).
         if self.listening.get() {
-            let outcome = self.listen_outcome.borrow().clone();
+            let outcome = self.listen_outcome.borrowed().clone();
             let (ended, closed) = (self.listened.wait(), self.closing.wait());
             pin_mut!(ended, closed);
             return match select(ended, closed).await {
-                Either::Left(_) => outcome.borrow().clone().unwrap_or(Ok(true)),
+                Either::Left(_) => outcome.borrowed().clone().unwrap_or(Ok(true)),
                 Either::Right(_) => Ok(true),
             };
         }
@@ -4512,10 +4512,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.listening.set(true);
         let slot = Rc::new(RefCell::new(None));
-        *self.listen_outcome.borrow_mut() = slot.clone();
+        *self.listen_outcome.borrowed_mut() = slot.clone();
         let _listening = Listening(&self.listening, &self.listened);
         let outcome = self.listen_once().await;
-        *slot.borrow_mut() = Some(outcome.clone());
+        *slot.borrowed_mut() = Some(outcome.clone());
         outcome
     }
 
@@ -4527,13 +4527,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     fn changes_unknown(&self) -> Vec<Incoming> {
         let note = |method: &str, params: Value| Incoming::Notification { method: method.owned(), params };
         let mut changed = vec![note("notifications/tools/list_changed", Value::Object(Map::new()))];
-        let caps = self.state.borrow().capabilities.clone().unwrap_or(Value::Null);
+        let caps = self.state.borrowed().capabilities.clone().unwrap_or(Value::Null);
         for family in ["resources", "prompts"] {
             if caps.get(family).and_then(|c| c.get("listChanged")) == Some(&Value::Bool(true)) {
                 changed.push(note(&format!("notifications/{family}/list_changed"), Value::Object(Map::new())));
             }
         }
-        let uris = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect::<Vec<_>>();
+        let uris = self.subscribed.borrowed().iter().take(MAX_RESUBSCRIBED).cloned().collect::<Vec<_>>();
         changed.extend(uris.into_iter().map(|uri| note("notifications/resources/updated", object([("uri", uri.into())]))));
         changed
     }
@@ -4581,7 +4581,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             while self.reinitializing.get() {
                 self.reinitialized.wait().await;
             }
-            if self.state.borrow().closed {
+            if self.state.borrowed().closed {
                 return Ok(true);
             }
             if !self.is_connected() {
@@ -4803,7 +4803,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 self.reinitialized.wait().await;
             }
             // Closed (which forgets the subscriptions too): not made again.
-            if self.state.borrow().closed {
+            if self.state.borrowed().closed {
                 return Ok(true);
             }
             // The handshake spoke a 2025 revision (the auto era found the server redeployed as
@@ -4823,7 +4823,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // The app's subscriptions as the filter asks for them: a change after this makes the
             // subscription again.
             let filtered = self.subscriptions_changed.generation.get();
-            let asked: Vec<String> = self.subscribed.borrow().iter().take(MAX_RESUBSCRIBED).cloned().collect();
+            let asked: Vec<String> = self.subscribed.borrowed().iter().take(MAX_RESUBSCRIBED).cloned().collect();
             let mut filter = object([("toolsListChanged", true.into()), ("promptsListChanged", true.into()), ("resourcesListChanged", true.into())]);
             if let (Value::Object(f), false) = (&mut filter, asked.is_empty()) {
                 f.put("resourceSubscriptions", Value::Array(asked.iter().map(|u| string(u)).collect()));
@@ -5061,7 +5061,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let honored = params.pointer("/notifications/resourceSubscriptions").and_then(Value::as_array);
         let e = Error::new(ErrorCode::CapabilityNotNegotiated, "the server did not take it (it sends notifications/resources/updated only for those it acknowledges)");
-        let subscribed = self.subscribed.borrow().clone();
+        let subscribed = self.subscribed.borrowed().clone();
         let lost = asked
             .iter()
             .filter(|u| subscribed.contains(u) && !honored.is_some_and(|h| h.iter().any(|x| x.as_str() == Some(u.as_str()))))
@@ -5075,13 +5075,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::connect`] (a hub, which connects its servers on use, is started over by its close).
     pub async fn close(&self) -> Result<()> {
         {
-            let mut st = self.state.borrow_mut();
+            let mut st = self.state.borrowed_mut();
             st.connected = false;
             st.closed = true;
         }
         self.renewal_owed.set(false);
         self.refused_auth.set(None);
-        self.refused_scope.borrow_mut().clear();
+        self.refused_scope.borrowed_mut().clear();
         self.forget_subscriptions();
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
@@ -5091,11 +5091,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Ends the session there is (DELETE, see [`Client::delete_session`]); it is ended here
     /// whatever the server says.
     async fn end_session(&self) -> Result<()> {
-        if self.state.borrow().session_id.is_none() {
+        if self.state.borrowed().session_id.is_none() {
             return Ok(());
         }
         let headers = self.headers(true, "application/json, text/event-stream");
-        self.state.borrow_mut().session_id = None;
+        self.state.borrowed_mut().session_id = None;
         self.session_changed.fire();
         self.delete_session(headers).await
     }
@@ -5149,7 +5149,7 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
                 }));
             }) as SendCancelled
         });
-        *self.cancel_in_background.borrow_mut() = send;
+        *self.cancel_in_background.borrowed_mut() = send;
         let renew = spawn.map(|spawn| {
             let client = Rc::downgrade(self);
             Rc::new(move || {
@@ -5158,7 +5158,7 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
                 Some((handshake, spawn.clone()))
             }) as RenewInBackground
         });
-        *self.renew_in_background.borrow_mut() = renew;
+        *self.renew_in_background.borrowed_mut() = renew;
     }
 }
 
@@ -5216,14 +5216,14 @@ struct TaskProgress<'c> {
 
 impl<'c> TaskProgress<'c> {
     fn new(handlers: &'c TaskProgressHandlers, token: Id, handler: ProgressHandler) -> Self {
-        handlers.borrow_mut().push((token.clone(), Rc::from(handler)));
+        handlers.borrowed_mut().push((token.clone(), Rc::from(handler)));
         Self { handlers, token }
     }
 }
 
 impl Drop for TaskProgress<'_> {
     fn drop(&mut self) {
-        self.handlers.borrow_mut().retain(|(t, _)| *t != self.token);
+        self.handlers.borrowed_mut().retain(|(t, _)| *t != self.token);
     }
 }
 
@@ -5252,7 +5252,7 @@ impl Awaited {
     /// Keeps the first response that comes (a replay may bring it again).
     fn deliver(&self, outcome: std::result::Result<Value, RpcError>) {
         if self.arrived.generation.get() == 0 {
-            *self.response.borrow_mut() = Some(outcome);
+            *self.response.borrowed_mut() = Some(outcome);
             self.arrived.fire();
         }
     }
@@ -5282,7 +5282,7 @@ impl Awaited {
 
     /// The response, if it has come (and was not taken).
     fn take(&self) -> Option<std::result::Result<Value, RpcError>> {
-        self.response.borrow_mut().take()
+        self.response.borrowed_mut().take()
     }
 }
 
@@ -5296,14 +5296,14 @@ struct Awaiting<'c> {
 impl<'c> Awaiting<'c> {
     fn new(list: &'c RefCell<Vec<(Id, Rc<Awaited>)>>, id: &Id) -> Self {
         let awaited = Rc::new(Awaited::default());
-        list.borrow_mut().push((id.clone(), awaited.clone()));
+        list.borrowed_mut().push((id.clone(), awaited.clone()));
         Self { list, awaited }
     }
 }
 
 impl Drop for Awaiting<'_> {
     fn drop(&mut self) {
-        self.list.borrow_mut().retain(|(_, a)| !Rc::ptr_eq(a, &self.awaited));
+        self.list.borrowed_mut().retain(|(_, a)| !Rc::ptr_eq(a, &self.awaited));
     }
 }
 
@@ -5316,14 +5316,14 @@ struct ProgressToken<'c> {
 
 impl<'c> ProgressToken<'c> {
     fn new(tokens: &'c RefCell<Vec<(Id, Rc<Elsewhere>)>>, id: &Id) -> Self {
-        tokens.borrow_mut().push((id.clone(), Rc::default()));
+        tokens.borrowed_mut().push((id.clone(), Rc::default()));
         Self { tokens, id: id.clone() }
     }
 }
 
 impl Drop for ProgressToken<'_> {
     fn drop(&mut self) {
-        let mut tokens = self.tokens.borrow_mut();
+        let mut tokens = self.tokens.borrowed_mut();
         if let Some(at) = tokens.iter().position(|(t, _)| *t == self.id) {
             tokens.swap_remove(at);
         }

@@ -40,7 +40,7 @@ use serde_json::Value;
 use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{convert_json_named, tool_error, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, string, CallToolResult, Put as _, ToolAnnotations};
+use crate::model::{object, string, Borrowed as _, CallToolResult, Put as _, ToolAnnotations};
 use crate::naming::{GivenNames, NameEntry, NameMap, NamingOptions};
 use crate::policy::{Action, AskedBy, DeniedBy, Policy};
 use crate::protocol::client::{CallOptions, Client, CloseSignal};
@@ -256,7 +256,7 @@ struct Refreshing<'h> {
 
 impl<'h> Refreshing<'h> {
     fn new(list: &'h RefCell<Vec<String>>, servers: Vec<String>, ended: &'h CloseSignal) -> Self {
-        list.borrow_mut().extend(servers.iter().cloned());
+        list.borrowed_mut().extend(servers.iter().cloned());
         Self { list, servers, ended }
     }
 }
@@ -264,7 +264,7 @@ impl<'h> Refreshing<'h> {
 impl Drop for Refreshing<'_> {
     fn drop(&mut self) {
         {
-            let mut list = self.list.borrow_mut();
+            let mut list = self.list.borrowed_mut();
             for s in &self.servers {
                 if let Some(at) = list.iter().position(|x| x == s) {
                     list.swap_remove(at);
@@ -351,9 +351,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         let closes = self.closes.get();
         self.last_list.set(listing);
         let _running = ListRunning::new(&self.lists_running, &self.list_ended);
-        *self.selection.borrow_mut() = selection.clone();
+        *self.selection.borrowed_mut() = selection.clone();
         // Asked for: whatever a refresh found, these are asked now.
-        self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
+        self.backoff.borrowed_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
         let bound = timeout_ms.unwrap_or(LIST_TIMEOUT_MS);
         // A server that may ask a person to sign in (OAuth) has its own timeout for it.
         let results = join_all(chosen.iter().map(|(_, client)| {
@@ -366,7 +366,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         // This one still answers with what it found.
         let superseded = self.last_list.get() != listing;
         let mut listed = Vec::new();
-        let mut before = self.listed.borrow_mut();
+        let mut before = self.listed.borrowed_mut();
         for ((name, _), r) in chosen.iter().zip(results) {
             match r {
                 // A listing that started after this one and has ended already is newer.
@@ -382,15 +382,15 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             *before = listed;
             self.listed_once.set(true);
             // The hub's servers that failed (not the names of none).
-            *self.failing.borrow_mut() = errors.iter().filter(|e| self.client(&e.server).is_some()).cloned().collect();
+            *self.failing.borrowed_mut() = errors.iter().filter(|e| self.client(&e.server).is_some()).cloned().collect();
             // Each is asked again by a refresh once its wait has passed ([`Hub::refresh`]), not
             // at once: a server that is down would cost every conversion its timeout. Not after
             // a `close_all`, which made them fail: the next refresh asks them.
             if self.closes.get() == closes {
                 let (first, _) = REFRESH_BACKOFF_MS;
                 let until = self.clock.now_ms().saturating_add(first);
-                let mut backoff = self.backoff.borrow_mut();
-                for f in self.failing.borrow().iter() {
+                let mut backoff = self.backoff.borrowed_mut();
+                for f in self.failing.borrowed().iter() {
                     backoff.retain(|b| b.server != f.server);
                     backoff.push(Backoff { server: f.server.clone(), until, delay: first });
                 }
@@ -408,7 +408,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// of a listing that repeat a name the server listed before (`INVALID_TOOL`, see
     /// [`listed_again`]): offered, but not a tool of their own.
     pub fn dropped_tools(&self) -> Vec<Value> {
-        let (listed, unconverted) = (self.listed.borrow(), self.unconverted.borrow());
+        let (listed, unconverted) = (self.listed.borrowed(), self.unconverted.borrowed());
         let mut out = Vec::new();
         for l in listed.iter() {
             let Some(client) = self.client(&l.server) else { continue };
@@ -485,7 +485,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         if !self.listed_once.get() {
             // The selection of a `list_tools` still under way, if one is: listing every server
             // would start a listing after it, whose selection (all) would win over the one asked for.
-            let selection = self.selection.borrow().clone();
+            let selection = self.selection.borrowed().clone();
             self.list_tools(&selection, None).await;
             // Superseded by a listing that started meanwhile (another conversion's, a
             // `list_tools`), this one stored nothing: that one's is the hub's listing, so it is
@@ -497,10 +497,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         }
         let now = self.clock.now_ms();
         // Not a server whose wait after a failure has not passed.
-        let backed_off = |server: &str| self.backoff.borrow().iter().any(|b| b.server == server && now < b.until);
-        let being_refreshed = |server: &str| self.refreshing.borrow().iter().any(|s| s == server);
+        let backed_off = |server: &str| self.backoff.borrowed().iter().any(|b| b.server == server && now < b.until);
+        let being_refreshed = |server: &str| self.refreshing.borrowed().iter().any(|s| s == server);
         let stale: Vec<String> = {
-            let listed = self.listed.borrow();
+            let listed = self.listed.borrowed();
             // The listed servers whose tools may have changed...
             let changed = listed.iter().filter(|l| self.client(&l.server).is_some_and(|c| c.tools_changed() || c.tools_expired())).map(|l| l.server.clone());
             // ...and the selected ones whose last listing failed, which have none here; not one
@@ -508,7 +508,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             // onUnauthorized), which a server that comes back may ask: signing in is a person's
             // to do (a sign-in page opened by every few turns, and cut at the refresh's bound,
             // would not do). `list_tools` lists those.
-            let failing = self.failing.borrow();
+            let failing = self.failing.borrowed();
             let unlisted = failing
                 .iter()
                 .filter(|f| f.error.code != ErrorCode::Unauthorized && self.selected(&f.server) && !listed.iter().any(|l| l.server == f.server))
@@ -536,7 +536,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         // Each server's whole refresh (a reconnection or a session renewal included) within the
         // bound.
         let results = join_all(changed.iter().map(|(_, client)| self.list_within(client, REFRESH_TIMEOUT_MS, "listing the tools again"))).await;
-        let (mut listed, mut backoff, mut failing) = (self.listed.borrow_mut(), self.backoff.borrow_mut(), self.failing.borrow_mut());
+        let (mut listed, mut backoff, mut failing) = (self.listed.borrowed_mut(), self.backoff.borrowed_mut(), self.failing.borrowed_mut());
         let now = self.clock.now_ms();
         for ((server, _), r) in changed.iter().zip(results) {
             let at = backoff.iter().position(|b| &b.server == server);
@@ -588,7 +588,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// sets them all), or by a refresh (which sets each server it lists again, and leaves out
     /// one it lists). A server failing here offers the tools of its last good listing, or none.
     pub fn listing_errors(&self) -> Vec<ServerError> {
-        self.failing.borrow().clone()
+        self.failing.borrowed().clone()
     }
 
     /// [`Hub::refresh`], then [`Hub::tools`]: what the servers offer now, for a provider.
@@ -639,10 +639,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     pub fn tools(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
         let target = target.into();
         let provider = target.provider;
-        let given = Some(Arc::clone(&self.given.borrow()));
+        let given = Some(Arc::clone(&self.given.borrowed()));
         let mut named = ConvertOptions { naming: NamingOptions { given, ..opts.naming.clone() }, ..opts.clone() };
         let opts = &named;
-        let listed = self.listed.borrow();
+        let listed = self.listed.borrowed();
         let all: Vec<ListedTool> = listed.iter().flat_map(|l| l.tools.iter().enumerate().map(|(i, t)| (l.server.as_str(), i, t))).collect();
         // The tools the policy denies are not offered: each is judged by the name it would have
         // had, then each tool offered by the name it has (which leaving some out may change).
@@ -684,13 +684,13 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         };
         // Its only other holder gone, the hub's is changed in place.
         named.naming.given = None;
-        Arc::make_mut(&mut self.given.borrow_mut()).record(&conv.name_map);
+        Arc::make_mut(&mut self.given.borrowed_mut()).record(&conv.name_map);
         {
-            let mut routes = self.routes.borrow_mut();
+            let mut routes = self.routes.borrowed_mut();
             routes.retain(|r| r.target != target);
             routes.push(Routes { target, map: conv.name_map, annotations, denied });
         }
-        *self.unconverted.borrow_mut() = unconverted;
+        *self.unconverted.borrowed_mut() = unconverted;
         Ok(conv.tools)
     }
 
@@ -702,7 +702,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// The name map of the last `tools` call for `provider` (`None`: of the last `tools` call,
     /// whatever its provider).
     pub fn name_map_for(&self, target: Option<Target>) -> Option<NameMap> {
-        let routes = self.routes.borrow();
+        let routes = self.routes.borrowed();
         match target {
             None => routes.last(),
             Some(t) => routes.iter().find(|r| r.target == t),
@@ -713,7 +713,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// The server and MCP tool that [`Hub::call_tool_for`] would route `provider_name` to, by the
     /// same map, or `None` for a name it does not know.
     pub fn route(&self, target: Option<Target>, provider_name: &str) -> Option<(String, String)> {
-        let routes = self.routes.borrow();
+        let routes = self.routes.borrowed();
         let routes = match target {
             None => routes.last(),
             Some(t) => routes.iter().find(|r| r.target == t),
@@ -724,7 +724,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 
     /// Whether the last [`Hub::list_tools`] was asked for `server` (every server until one is).
     fn selected(&self, server: &str) -> bool {
-        match &*self.selection.borrow() {
+        match &*self.selection.borrowed() {
             Selection::Auto => true,
             Selection::Manual(names) => names.iter().any(|n| n == server),
             Selection::Disabled => false,
@@ -755,7 +755,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         // `name`: the map's own name for the tool, which the policy judges (the model may have
         // called it inside a namespace, `functions.NAME`: see `NameMap::position`).
         let (name, server, tool, plan, annotations, provider) = {
-            let routes = self.routes.borrow();
+            let routes = self.routes.borrowed();
             let routes = match target {
                 None => routes.last(),
                 Some(t) => routes.iter().find(|r| r.target == t),
@@ -767,7 +767,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     format!("no tool is named \"{provider_name}\" for provider \"{}\": call tools(\"{}\") first", p.name, p.name),
                 ),
             })?;
-            let (e, annotations) = routes.resolve(provider_name).map_err(|e| routes.denied(provider_name).unwrap_or_else(|| no_longer_offered(&self.given.borrow(), &routes.map, provider_name, e)))?;
+            let (e, annotations) = routes.resolve(provider_name).map_err(|e| routes.denied(provider_name).unwrap_or_else(|| no_longer_offered(&self.given.borrowed(), &routes.map, provider_name, e)))?;
             (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations, routes.target.name)
         };
         // Every error from here on names the tool and its server.

@@ -64,7 +64,7 @@ use futures_util::pin_mut;
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode};
-use crate::model::read_json;
+use crate::model::{read_json, Borrowed as _};
 use crate::protocol::auth::split_url;
 use crate::protocol::budget::{server_of, Collected, Held, Refusal};
 use crate::protocol::client::content_type_essence;
@@ -174,7 +174,7 @@ where
     async fn detect(&self, req: HttpRequest) -> Result<HttpResponse<SseBody<T::Body>>, TransportError> {
         let initialize = req.method == Method::Post && message_of(&req).1.as_deref() == Some("initialize");
         if initialize {
-            *self.probe_failure.borrow_mut() = None;
+            *self.probe_failure.borrowed_mut() = None;
         }
         let resp = self.inner.send(req.clone()).await?;
         if (200..300).contains(&resp.status) && req.method == Method::Post {
@@ -215,14 +215,14 @@ where
                 self.legacy(req).await
             }
             Err(Opening::NotLegacy(why)) => {
-                *self.probe_failure.borrow_mut() = Some(why);
+                *self.probe_failure.borrowed_mut() = Some(why);
                 Ok(refused)
             }
             // The old transport's server asks for a token as every MCP server does: the client's
             // unauthorized handler answers it, and the `initialize` sent again looks again.
             Err(Opening::Refused(r)) if asks_bearer(&r) => direct(Ok(r)),
             Err(Opening::Refused(r)) => {
-                *self.probe_failure.borrow_mut() = Some(format!("it answered GET with HTTP {}", r.status));
+                *self.probe_failure.borrowed_mut() = Some(format!("it answered GET with HTTP {}", r.status));
                 Ok(refused)
             }
             Err(Opening::Failed(e)) => Err(e),
@@ -245,7 +245,7 @@ where
     /// The session's stream, replaced (the one before closed: its requests fail, its GET is
     /// aborted).
     fn replace_conn(&self, conn: Option<Rc<Conn<T::Body>>>) {
-        if let Some(old) = std::mem::replace(&mut *self.conn.borrow_mut(), conn) {
+        if let Some(old) = std::mem::replace(&mut *self.conn.borrowed_mut(), conn) {
             old.end(None);
         }
     }
@@ -314,7 +314,7 @@ where
         });
         // What came in the same chunk as the endpoint (nothing should, before `initialize`).
         let wake = {
-            let mut st = conn.state.borrow_mut();
+            let mut st = conn.state.borrowed_mut();
             let mut wake = Vec::new();
             for item in rest {
                 if let SseItem::Event(ev) = item {
@@ -357,7 +357,7 @@ where
 
     /// A request of the client's over the old transport.
     async fn legacy(&self, req: HttpRequest) -> Result<HttpResponse<SseBody<T::Body>>, TransportError> {
-        let current = self.conn.borrow().clone();
+        let current = self.conn.borrowed().clone();
         let session = req.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id")).map(|(_, v)| v.as_str());
         let ours = |c: &Conn<T::Body>| c.is_open() && session == Some(c.session.as_str());
         match req.method {
@@ -424,13 +424,13 @@ where
         // something on the stream (roots, before it lets the handshake end) goes on by itself:
         // the client goes on, and its next reader answers.
         let notification = id.is_none() && method.is_some();
-        let asked_unread = conn.state.borrow().asked_unread;
+        let asked_unread = conn.state.borrowed().asked_unread;
         let waited = {
             let (c, key) = (&*conn, reg.key);
             std::future::poll_fn(|cx| match sent.as_mut().poll(cx) {
                 Poll::Ready(r) => Poll::Ready(Ok(r)),
                 Poll::Pending => match c.drive(key, cx) {
-                    Poll::Pending if notification && c.state.borrow().asked_unread != asked_unread => Poll::Ready(Err(Drove::Asked)),
+                    Poll::Pending if notification && c.state.borrowed().asked_unread != asked_unread => Poll::Ready(Err(Drove::Asked)),
                     other => other.map(Err),
                 },
             })
@@ -439,7 +439,7 @@ where
         let resp = match waited {
             Ok(r) => r?,
             Err(Drove::Asked) if reg.kind_is_driver() => {
-                conn.state.borrow_mut().posts.push(sent);
+                conn.state.borrowed_mut().posts.push(sent);
                 drop(reg);
                 return Ok(synthetic(202, Vec::new(), ""));
             }
@@ -522,7 +522,7 @@ where
     }
 
     fn legacy_probe(&self) -> Option<String> {
-        self.probe_failure.borrow().clone()
+        self.probe_failure.borrowed().clone()
     }
 
     fn end_session(&self) {
@@ -811,7 +811,7 @@ pub struct Registration<B> {
 
 impl<B> Registration<B> {
     fn kind_is_driver(&self) -> bool {
-        self.conn.state.borrow_mut().waiter(self.key).is_some_and(|w| w.kind == Kind::Driver)
+        self.conn.state.borrowed_mut().waiter(self.key).is_some_and(|w| w.kind == Kind::Driver)
     }
 }
 
@@ -846,7 +846,7 @@ impl<B> Drop for Registration<B> {
     fn drop(&mut self) {
         let mut post = self.post.take();
         let wake = {
-            let mut st = self.conn.state.borrow_mut();
+            let mut st = self.conn.state.borrowed_mut();
             // Its POST, left before its response came (a timeout, a cancel), is answered all the
             // same (dropped, it would be aborted): the stream's readers take the answer. Once the
             // response came, the answer is of no use (nothing reads it), and a POST the server
@@ -876,12 +876,12 @@ impl<B> Drop for Registration<B> {
 
 impl<B: Body + 'static> Conn<B> {
     fn is_open(&self) -> bool {
-        self.state.borrow().ended.is_none()
+        self.state.borrowed().ended.is_none()
     }
 
     /// A new waiter (`None` when the stream has ended, or for a second listener).
     fn register(this: &Rc<Self>, kind: Kind) -> Option<Registration<B>> {
-        let mut st = this.state.borrow_mut();
+        let mut st = this.state.borrowed_mut();
         if st.ended.is_some() || (kind == Kind::Listener && st.waiters.iter().any(|(_, w)| w.kind == Kind::Listener)) {
             return None;
         }
@@ -904,12 +904,12 @@ impl<B: Body + 'static> Conn<B> {
     /// Reads on the POSTs whose requests left before their answers (polled with no borrow held:
     /// they are the host's).
     fn poll_posts(&self, cx: &mut Context<'_>) {
-        let posts = std::mem::take(&mut self.state.borrow_mut().posts);
+        let posts = std::mem::take(&mut self.state.borrowed_mut().posts);
         if posts.is_empty() {
             return;
         }
         let mut pending: Vec<_> = posts.into_iter().filter_map(|mut p| p.as_mut().poll(cx).is_pending().then_some(p)).collect();
-        let mut st = self.state.borrow_mut();
+        let mut st = self.state.borrowed_mut();
         if st.ended.is_none() {
             pending.append(&mut st.posts);
             st.posts = pending;
@@ -921,10 +921,10 @@ impl<B: Body + 'static> Conn<B> {
 
     /// Ends the stream (its GET aborted, and the POSTs it reads on) and wakes every waiter.
     fn end(&self, why: Option<Error>) {
-        let posts = std::mem::take(&mut self.state.borrow_mut().posts);
+        let posts = std::mem::take(&mut self.state.borrowed_mut().posts);
         drop(posts);
         let wake = {
-            let mut st = self.state.borrow_mut();
+            let mut st = self.state.borrowed_mut();
             if st.ended.is_none() {
                 st.ended = Some(why.map_or(Ended::Closed, |e| Ended::Failed(Box::new(e))));
             }
@@ -941,7 +941,7 @@ impl<B: Body + 'static> Conn<B> {
     fn poll_waiter(&self, key: u64, cx: &mut Context<'_>) -> Poll<Option<Result<Vec<u8>, TransportError>>> {
         loop {
             {
-                let mut st = self.state.borrow_mut();
+                let mut st = self.state.borrowed_mut();
                 let ended = st.ended.clone();
                 let Some(w) = st.waiter(key) else { return Poll::Ready(None) };
                 if !w.queue.is_empty() {
@@ -988,13 +988,13 @@ impl<B: Body + 'static> Conn<B> {
     /// asks something that waiter is to answer.
     fn drive(&self, key: u64, cx: &mut Context<'_>) -> Poll<Drove> {
         loop {
-            if self.state.borrow().ended.is_some() {
+            if self.state.borrowed().ended.is_some() {
                 return Poll::Ready(Drove::Ended);
             }
-            if self.state.borrow_mut().waiter(key).is_some_and(|w| w.asked) {
+            if self.state.borrowed_mut().waiter(key).is_some_and(|w| w.asked) {
                 return Poll::Ready(Drove::Asked);
             }
-            if self.state.borrow_mut().waiter(key).is_some_and(|w| w.answered) {
+            if self.state.borrowed_mut().waiter(key).is_some_and(|w| w.answered) {
                 return Poll::Ready(Drove::Answered);
             }
             if self.read_on(key, cx).is_pending() {
@@ -1007,7 +1007,7 @@ impl<B: Body + 'static> Conn<B> {
     /// the end), `Pending` (with the waker kept for `key`) when it waits.
     fn read_on(&self, key: u64, cx: &mut Context<'_>) -> Poll<()> {
         self.poll_posts(cx);
-        let reader = std::mem::replace(&mut self.state.borrow_mut().reader, Reader::None);
+        let reader = std::mem::replace(&mut self.state.borrowed_mut().reader, Reader::None);
         let mut read = match reader {
             Reader::Idle(mut body) => Box::pin(async move {
                 let chunk = body.next_chunk().await;
@@ -1024,7 +1024,7 @@ impl<B: Body + 'static> Conn<B> {
         let polled = read.as_mut().poll(cx);
         let mut wake = Vec::new();
         {
-            let mut st = self.state.borrow_mut();
+            let mut st = self.state.borrowed_mut();
             match polled {
                 Poll::Pending => {
                     if st.ended.is_none() {

@@ -12,6 +12,8 @@ pub mod legacy_sse;
 pub mod sse;
 pub mod transport;
 
+use crate::model::Borrowed as _;
+
 /// Runs `futures` together and gives their outputs in their order, as futures-util's `join_all`
 /// does. Each is boxed as a future of no output that puts its output in its slot, so that the
 /// crate has one copy of `join_all` (with the `FuturesOrdered` and `FuturesUnordered` it runs
@@ -22,11 +24,11 @@ pub(crate) async fn join_all<'a, T: 'a>(futures: impl IntoIterator<Item = impl s
         .into_iter()
         .enumerate()
         .map(|(i, f)| {
-            outputs.borrow_mut().push(None);
+            outputs.borrowed_mut().push(None);
             let outputs = &outputs;
             Box::pin(async move {
                 let out = f.await;
-                outputs.borrow_mut()[i] = Some(out);
+                outputs.borrowed_mut()[i] = Some(out);
             }) as UnitFuture<'_>
         })
         .collect();

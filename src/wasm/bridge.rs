@@ -17,6 +17,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::wasm::caught;
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
 use crate::error::{Error, ErrorCode};
+use crate::model::Borrowed as _;
 use crate::text::Owned as _;
 
 /// `v[key]`, or `undefined` (also when `v` is null or undefined).
@@ -272,7 +273,7 @@ impl AbortWait {
     pub(crate) fn new(signal: &JsValue) -> Self {
         let state: Waiting = Rc::default();
         let added = LISTENING.with(|l| {
-            let mut listening = l.borrow_mut();
+            let mut listening = l.borrowed_mut();
             if let Some(on) = listening.iter_mut().find(|on| on.signal == *signal) {
                 on.waits.push(state.clone());
                 return None;
@@ -312,7 +313,7 @@ impl Future for AbortWait {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         // Read before the state is borrowed: the getter may fire the listener, which marks it.
         let aborted = get(&self.signal, "aborted").as_bool() == Some(true);
-        let mut s = self.state.borrow_mut();
+        let mut s = self.state.borrowed_mut();
         if s.0 || aborted {
             return Poll::Ready(());
         }
@@ -324,7 +325,7 @@ impl Future for AbortWait {
 impl Drop for AbortWait {
     fn drop(&mut self) {
         let last = LISTENING.with(|l| {
-            let mut listening = l.borrow_mut();
+            let mut listening = l.borrowed_mut();
             let at = listening.iter().position(|on| on.signal == self.signal)?;
             listening[at].waits.retain(|w| !Rc::ptr_eq(w, &self.state));
             listening[at].waits.is_empty().then(|| listening.swap_remove(at))
