@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{read_array, read_bool, read_field, read_object, read_opt_field, read_string, string, Put as _, Read};
+use crate::model::{read_array, read_bool, read_field, read_object, read_opt_field, read_string, string, NameSet, Put as _, Read};
 use crate::text::Owned as _;
 
 /// How to map one argument value back. Empty plans are omitted.
@@ -245,7 +245,7 @@ impl ArgPlan {
 
     /// The value mapped, why it is not whole, and the steps deciding unions took.
     fn run(&self, value: Value) -> ((Value, Option<&'static str>), usize) {
-        let mut cx = Cx { root: self, branching: 0, work: 0, exceeded: None, memo: HashMap::new(), alike: HashMap::new() };
+        let mut cx = Cx { root: self, branching: 0, work: 0, exceeded: None, memo: HashMap::new(), alike: HashMap::new(), enums: HashMap::new() };
         let v = self.apply_at(value, 0, &mut cx, &mut Vec::new());
         ((v, cx.exceeded), cx.work)
     }
@@ -303,12 +303,10 @@ impl ArgPlan {
 
     fn apply_inner<'p>(&'p self, value: Value, depth: usize, cx: &mut Cx<'p>, followed: &mut Vec<&'p str>) -> Value {
         match value {
-            Value::String(s) if !self.enum_values.is_empty() => {
-                match self.enum_values.iter().find(|orig| enum_string(orig) == s) {
-                    Some(orig) => orig.clone(),
-                    None => Value::String(s),
-                }
-            }
+            Value::String(s) if !self.enum_values.is_empty() => match cx.enum_value(self, &s) {
+                Some(orig) => orig.clone(),
+                None => Value::String(s),
+            },
             Value::Object(mut o) if !self.properties.is_empty() || !self.null_means_absent.is_empty() || !self.renamed.is_empty() || self.additional.is_some() => {
                 // Which branches the value fits is read from it as the model sent it.
                 let sent = (!self.any_of.is_empty()).then(|| Value::Object(o.clone()));
@@ -452,6 +450,9 @@ struct Cx<'p> {
     /// The unions several branches of which a value fitted, by plan: for each branch, the first
     /// branch that maps alike ([`Cx::alike`]).
     alike: HashMap<usize, Vec<usize>>,
+    /// The enums of more than [`NameSet::FEW`] values, by plan: where the first value of each
+    /// string form is ([`Cx::enum_value`]).
+    enums: HashMap<usize, HashMap<String, usize>>,
 }
 
 impl Cx<'_> {
@@ -463,6 +464,24 @@ impl Cx<'_> {
             .entry(std::ptr::from_ref(plan) as usize)
             .or_insert_with(|| (0..branches.len()).map(|i| (0..i).find(|&j| same_mapping(&branches[j], &branches[i])).unwrap_or(i)).collect())
             .clone()
+    }
+
+    /// The first of `plan`'s enum values whose string form ([`enum_string`]) is `s`: looked up in
+    /// an index made once a call when the enum is large (an array of thousands of values of an
+    /// enum of thousands compared each with each).
+    fn enum_value<'v>(&mut self, plan: &'v ArgPlan, s: &str) -> Option<&'v Value> {
+        let values = &plan.enum_values;
+        if values.len() <= NameSet::FEW {
+            return values.iter().find(|v| enum_string(v) == s);
+        }
+        let index = self.enums.entry(std::ptr::from_ref(plan) as usize).or_insert_with(|| {
+            let mut index = HashMap::with_capacity(values.len());
+            for (i, v) in values.iter().enumerate() {
+                index.entry(enum_string(v)).or_insert(i);
+            }
+            index
+        });
+        index.get(s).map(|&i| &values[i])
     }
 
     fn exceed(&mut self, why: &'static str) {
@@ -910,6 +929,8 @@ serialize_via_value!(ArgPlan);
 /// The string form a provider sees for an enum value: strings as is, others as JSON text (its
 /// numbers as JavaScript spells them).
 pub fn enum_string(v: &Value) -> String {
+    #[cfg(test)]
+    ENUM_STRINGS.with(|c| c.set(c.get() + 1));
     match v {
         Value::String(s) => s.clone(),
         // As JavaScript spells it (`1.0` as "1"): the same string from JSON text as from JS
@@ -919,9 +940,41 @@ pub fn enum_string(v: &Value) -> String {
 }
 
 #[cfg(test)]
+thread_local! {
+    /// Enum values read as strings ([`enum_string`]), for the tests of what mapping back costs.
+    static ENUM_STRINGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn enum_strings_map_back_at_a_cost_linear_in_the_values() {
+        // An array of `n` items whose enum has `n` values (Gemini's strings of integers): each
+        // string the model sent is found in the enum, not compared with each of its values.
+        let cost = |n: usize| {
+            let items = ArgPlan { enum_values: (0..n).map(|i| json!(i)).collect(), ..ArgPlan::default() };
+            let plan = ArgPlan { items: Some(Box::new(items)), ..ArgPlan::default() };
+            let sent = Value::Array((0..n).rev().map(|i| json!(i.to_string())).chain([json!("none"), json!(1)]).collect());
+            ENUM_STRINGS.with(|c| c.set(0));
+            let back = plan.try_apply(sent, "t").unwrap();
+            let read = ENUM_STRINGS.with(std::cell::Cell::get);
+            let want: Vec<Value> = (0..n).rev().map(|i| json!(i)).chain([json!("none"), json!(1)]).collect();
+            assert_eq!(back, Value::Array(want));
+            read
+        };
+        let (few, many) = (cost(200), cost(800));
+        assert!(many <= 5 * few, "enum values read as strings for 200 values and items: {few}, for 800: {many}");
+        // Of values with the same string form (`1` and `"1"`), the first.
+        let plan = ArgPlan { enum_values: (0..20).map(|i| json!(i)).chain([json!("1"), json!("x"), json!("x")]).collect(), ..ArgPlan::default() };
+        assert_eq!(plan.apply(json!("1")), json!(1));
+        assert_eq!(plan.apply(json!("x")), json!("x"));
+        assert_eq!(plan.apply(json!("19")), json!(19));
+        assert_eq!(plan.apply(json!("20")), json!("20"));
+        assert_eq!(plan.apply(json!(19)), json!(19));
+    }
 
     #[test]
     fn enums_nulls_and_unwrap() {
