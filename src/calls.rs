@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{string, Put as _};
+use crate::model::{string, NameSet, Put as _};
 use crate::naming::NameMap;
 use crate::text::Owned as _;
 
@@ -572,6 +572,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
         };
     }
     let mut calls = Vec::new();
+    let given = GivenIds::new(items);
     for (i, item) in items.iter().enumerate() {
         match format {
             CallFormat::OpenAi | CallFormat::Ollama => {
@@ -587,7 +588,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                 } else if item.get("function").is_some() || item.get("custom").is_some_and(Value::is_object) {
                     // One call of `message.tool_calls` (a function's, or a custom tool's, which
                     // has no `function` but must be answered too).
-                    calls.extend(openai_call(item, i, &|id| has_id(items, id), format, map));
+                    calls.extend(openai_call(item, i, &|id| given.has(id), format, map));
                 } else {
                     openai_message(item, format, map, &mut calls, None);
                 }
@@ -789,8 +790,9 @@ fn is_function_call(o: &Map<String, Value>) -> bool {
 /// `cut`: why the choice stopped before its last call was whole ([`out_of_tokens`]).
 fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &mut Vec<ToolCall>, cut: Option<&str>) {
     let tool_calls = array(m, "tool_calls");
+    let given = GivenIds::new(tool_calls);
     for (i, tc) in tool_calls.iter().enumerate() {
-        let mut these = openai_call(tc, i, &|id| has_id(tool_calls, id), format, map);
+        let mut these = openai_call(tc, i, &|id| given.has(id), format, map);
         if let Some(why) = cut.filter(|_| i + 1 == tool_calls.len()) {
             these.iter_mut().for_each(|c| cut_call(c, why));
         }
@@ -814,9 +816,42 @@ fn openai_call(tc: &Value, i: usize, taken: &dyn Fn(&str) -> bool, format: CallF
     resolve_all(Some(id), name, args_of(f.get("arguments")), map, format)
 }
 
-/// Whether one of the Chat or Ollama `calls` has the id `id`.
-fn has_id(calls: &[Value], id: &str) -> bool {
-    calls.iter().any(|c| c.get("id").and_then(Value::as_str) == Some(id))
+/// The ids Chat or Ollama calls were given, for those of them sent without one ([`made_id`]):
+/// read once, when a call first needs one made, into a [`NameSet`] (a scan of the calls for
+/// each id made took quadratic time).
+struct GivenIds<'a> {
+    calls: &'a [Value],
+    set: std::cell::OnceCell<NameSet<'a>>,
+}
+
+impl<'a> GivenIds<'a> {
+    fn new(calls: &'a [Value]) -> Self {
+        Self { calls, set: std::cell::OnceCell::new() }
+    }
+
+    /// Whether one of the calls has the id `id`.
+    fn has(&self, id: &str) -> bool {
+        ids_read(1);
+        let set = self.set.get_or_init(|| {
+            ids_read(self.calls.len());
+            NameSet::of(self.calls.iter().filter_map(|c| c.get("id").and_then(Value::as_str)))
+        });
+        set.contains(id)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Ids read to make one for a call sent without ([`made_id`]), for the tests of its cost.
+    static IDS_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` ids read to make one ([`IDS_READ`]); nothing outside tests.
+#[inline(always)]
+fn ids_read(n: usize) {
+    #[cfg(test)]
+    IDS_READ.with(|c| c.set(c.get() + n));
+    let _ = n;
 }
 
 /// The id of the `n`th Chat or Ollama call of a turn, which the provider sent without one, for
@@ -2821,8 +2856,9 @@ impl Accumulator {
             // being none that a call of the chunk or of the turn has (read before the turn has
             // the chunk's calls, as the turn reads it: both make the same ids).
             let tool_calls = event.get("message").map_or(&[][..], |m| array(m, "tool_calls"));
+            let given = GivenIds::new(tool_calls);
             for tc in tool_calls {
-                let taken = |id: &str| has_id(tool_calls, id) || self.turn.has_call_id(id);
+                let taken = |id: &str| given.has(id) || self.turn.has_call_id(id);
                 out.extend(openai_call(tc, self.emitted, &taken, CallFormat::Ollama, map));
                 self.emitted += 1;
             }
@@ -2934,8 +2970,16 @@ impl Accumulator {
 
     fn take(&mut self, keys: Vec<(u64, u64)>, map: Option<&NameMap>) -> Vec<ToolCall> {
         let mut out = Vec::new();
+        // The ids of the calls still open, by how many have each, once one is made an id
+        // (a scan of the open calls for each took quadratic time).
+        let mut open_ids: Option<HashMap<String, usize>> = None;
         for k in keys {
             if let Some(p) = self.open.remove(k) {
+                if let (Some(ids), Some(id)) = (open_ids.as_mut(), p.id.as_deref()) {
+                    if let Some(n) = ids.get_mut(id) {
+                        *n -= 1;
+                    }
+                }
                 if let Some(item) = &p.item {
                     self.responses.forget(item, k);
                 }
@@ -2947,7 +2991,19 @@ impl Accumulator {
                 if id.is_none() && matches!(self.format, CallFormat::OpenAi | CallFormat::Ollama) {
                     // A Chat call streamed without an id (StepFun, some of SiliconFlow's and
                     // NVIDIA's models): one made up, in the turn too, for its result to answer.
-                    let made = made_id(self.emitted, |i| self.open.calls.iter().any(|(_, o)| o.id.as_deref() == Some(i)) || self.turn.has_call_id(i));
+                    let open = &self.open.calls;
+                    let ids = open_ids.get_or_insert_with(|| {
+                        ids_read(open.len());
+                        let mut ids = HashMap::new();
+                        for id in open.iter().filter_map(|(_, o)| o.id.clone()) {
+                            *ids.entry(id).or_insert(0) += 1;
+                        }
+                        ids
+                    });
+                    let made = made_id(self.emitted, |i| {
+                        ids_read(1);
+                        ids.get(i).is_some_and(|&n| n > 0) || self.turn.has_call_id(i)
+                    });
                     self.turn.chat_id(k.1, &made);
                     id = Some(made);
                 }
@@ -3647,6 +3703,74 @@ mod tests {
         assert_eq!((calls[0].provider_name.as_str(), calls[0].server.as_deref(), calls[0].tool.as_str()), ("default_api.mcp__gh__create_issue", Some("gh"), "create_issue"));
         let resp = json!({"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"functions.mcp__gh__create_issue","arguments":"{}"}}]}}]});
         assert_eq!(parse_tool_calls(&resp, CallFormat::OpenAi, Some(&map())).unwrap()[0].tool, "create_issue");
+    }
+
+    #[test]
+    fn ids_made_for_calls_sent_without_cost_as_many_as_the_calls() {
+        let call = |i: usize, index: bool| {
+            let mut c = json!({"type":"function","function":{"name":"f","arguments":"{}"}});
+            if index {
+                c["index"] = json!(i);
+            }
+            c
+        };
+        let calls = |n: usize, index: bool| Value::Array((0..n).map(|i| call(i, index)).collect());
+        let parse = |format: CallFormat| {
+            move |n: usize| {
+                let resp = match format {
+                    CallFormat::Ollama => json!({"message":{"role":"assistant","tool_calls":calls(n, false)}}),
+                    _ => json!({"choices":[{"message":{"role":"assistant","tool_calls":calls(n, false)}}]}),
+                };
+                parse_tool_calls(&resp, format, None).unwrap()
+            }
+        };
+        let stream = |format: CallFormat, events: fn(usize, Value) -> Vec<Value>| {
+            move |n: usize| {
+                let mut acc = Accumulator::new(format);
+                let mut out = Vec::new();
+                for e in events(n, calls(n, format != CallFormat::Ollama)) {
+                    out.extend(push(&mut acc, &e, None));
+                }
+                out.extend(acc.finish(None).unwrap());
+                assert!(acc.message().is_ok());
+                out
+            }
+        };
+        let ollama_line: fn(usize, Value) -> Vec<Value> = |_, calls| vec![json!({"message":{"role":"assistant","tool_calls":calls},"done":true})];
+        let ollama_lines: fn(usize, Value) -> Vec<Value> = |_, calls| {
+            let mut lines: Vec<Value> = calls.as_array().unwrap().iter().map(|c| json!({"message":{"role":"assistant","tool_calls":[c]},"done":false})).collect();
+            lines.push(json!({"message":{"role":"assistant","content":""},"done":true}));
+            lines
+        };
+        let chat_chunk: fn(usize, Value) -> Vec<Value> = |_, calls| vec![json!({"choices":[{"index":0,"delta":{"tool_calls":calls},"finish_reason":"tool_calls"}]})];
+        let chat_chunks: fn(usize, Value) -> Vec<Value> = |_, calls| {
+            let mut chunks: Vec<Value> = calls.as_array().unwrap().iter().map(|c| json!({"choices":[{"index":0,"delta":{"tool_calls":[c]}}]})).collect();
+            chunks.push(json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}));
+            chunks
+        };
+        /// The calls read from `n` calls sent without an id.
+        type Read<'a> = Box<dyn Fn(usize) -> Vec<ToolCall> + 'a>;
+        let cases: [(&str, Read<'_>); 7] = [
+            ("chat", Box::new(parse(CallFormat::OpenAi))),
+            ("chat list", Box::new(move |n| parse_tool_calls(&calls(n, false), CallFormat::OpenAi, None).unwrap())),
+            ("ollama", Box::new(parse(CallFormat::Ollama))),
+            ("ollama line", Box::new(stream(CallFormat::Ollama, ollama_line))),
+            ("ollama lines", Box::new(stream(CallFormat::Ollama, ollama_lines))),
+            ("chat chunk", Box::new(stream(CallFormat::OpenAi, chat_chunk))),
+            ("chat chunks", Box::new(stream(CallFormat::OpenAi, chat_chunks))),
+        ];
+        let mut costs = Vec::new();
+        for (what, run) in cases {
+            let cost = |n: usize| {
+                IDS_READ.with(|c| c.set(0));
+                let out = run(n);
+                let ids: Vec<String> = out.iter().map(|c| c.id.clone().unwrap()).collect();
+                assert_eq!(ids, (0..n).map(|i| format!("call_{i}")).collect::<Vec<_>>(), "{what}");
+                IDS_READ.with(|c| c.get())
+            };
+            costs.push((what, cost(200), cost(800)));
+        }
+        assert!(costs.iter().all(|&(_, few, many)| many <= 5 * few.max(200)), "ids read for 200 calls and for 800: {costs:?}");
     }
 
     #[test]

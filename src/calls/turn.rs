@@ -86,6 +86,9 @@ pub(super) struct Turn {
     lost: Option<String>,
     /// ... and `push` has yet to say so.
     unsaid: bool,
+    /// Chat and Ollama: the ids of the calls in `parts` ([`Turn::has_call_id`]; a scan of the
+    /// parts for each id made took quadratic time).
+    call_ids: HashSet<String>,
 }
 
 /// About how many bytes `v` takes as JSON. Without recursion, as a value's depth is the
@@ -620,6 +623,7 @@ impl Turn {
         if let (false, Some(id)) = (has_id, id) {
             self.set_in(ti, &["id"], Value::String(id));
         }
+        self.note_call_id(ti);
         // A call without `function` holds its name and arguments itself, as the accumulator
         // reads it: they are its function's.
         let unwrapped = tc.get("function").is_none() && !custom;
@@ -683,12 +687,24 @@ impl Turn {
     pub(super) fn chat_id(&mut self, seq: u64, id: &str) {
         if self.lost.is_none() && self.get((0, seq)).is_some_and(|p| p.value.get("id").is_none()) {
             self.set_in((0, seq), &["id"], Value::String(id.to_owned()));
+            self.note_call_id((0, seq));
         }
     }
 
     /// Whether a call of the turn has the id `id`.
     pub(super) fn has_call_id(&self, id: &str) -> bool {
-        self.parts.iter().any(|(_, p)| p.value.get("id").and_then(Value::as_str) == Some(id))
+        super::ids_read(1);
+        let has = self.call_ids.contains(id);
+        #[cfg(test)]
+        assert_eq!(has, self.parts.iter().any(|(_, p)| p.value.get("id").and_then(Value::as_str) == Some(id)), "the turn's call ids, {id}");
+        has
+    }
+
+    /// Notes the id of the call at `key`, when it has one ([`Turn::call_ids`]).
+    fn note_call_id(&mut self, key: Key) {
+        if let Some(id) = self.find(key).ok().and_then(|i| self.parts[i].1.value.get("id")).and_then(Value::as_str) {
+            self.call_ids.insert(id.to_owned());
+        }
     }
 
     /// Ollama's own `/api/chat` stream: text, thinking, and whole calls (arguments as objects),
@@ -699,14 +715,17 @@ impl Turn {
         let Some(m) = ev.get("message") else { return };
         self.append_fields(m, &["content", "thinking"]);
         let tool_calls = array(m, "tool_calls");
+        let given = super::GivenIds::new(tool_calls);
         for (n, tc) in tool_calls.iter().enumerate() {
-            let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| super::made_id(emitted + n, |id| super::has_id(tool_calls, id) || self.has_call_id(id)));
+            let id = str_of(tc, "id").filter(|id| !id.is_empty()).unwrap_or_else(|| super::made_id(emitted + n, |id| given.has(id) || self.has_call_id(id)));
             // A call without `function` holds its name and arguments itself, as the accumulator reads it.
             let function = match tc.get("function") {
                 Some(f) => f.clone(),
                 None => Value::Object(tc.as_object().into_iter().flatten().filter(|(k, _)| matches!(k.as_str(), "name" | "arguments")).map(|(k, v)| (k.clone(), v.clone())).collect()),
             };
-            self.push_part(object([("id", Value::String(id)), ("type", string("function")), ("function", function)]));
+            if self.push_part(object([("id", Value::String(id.clone())), ("type", string("function")), ("function", function)])) {
+                self.call_ids.insert(id);
+            }
         }
     }
 
@@ -994,12 +1013,12 @@ impl Turn {
         self.open_call = None;
     }
 
-    /// Adds a part after the others ([`Turn::admit`]).
-    fn push_part(&mut self, value: Value) {
+    /// Adds a part after the others ([`Turn::admit`]): `false` when it was not.
+    fn push_part(&mut self, value: Value) -> bool {
         let key = (self.next(), 0);
-        if let Some(value) = self.admit(value) {
-            self.parts.push((key, Part { value, ..Part::default() }));
-        }
+        let Some(value) = self.admit(value) else { return false };
+        self.parts.push((key, Part { value, ..Part::default() }));
+        true
     }
 
     /// Bedrock ConverseStream: each content block by its index (`contentBlockStart` for a tool
