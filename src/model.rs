@@ -148,6 +148,8 @@ impl<'a> NameSet<'a> {
 
     /// Adds `name`: `false` when it held it already.
     pub(crate) fn insert(&mut self, name: &'a str) -> bool {
+        #[cfg(test)]
+        NAME_STEPS.with(|s| s.set(s.get() + 1));
         if let Some(set) = &mut self.many {
             return set.insert(name);
         }
@@ -209,6 +211,51 @@ pub(crate) fn add_names<T: AsName>(list: &mut Vec<T>, more: &[T]) {
             .collect()
     };
     list.extend(added);
+}
+
+/// A list of names that grows by others joined to it (a `required` list and its `allOf`
+/// branches'), each name once, in order: the list scanned while short, and once it holds more
+/// than [`NameSet::FEW`] names, a set of them built once and kept, so that joining thousands of
+/// lists one after another looks each name up once instead of rebuilding a set per list (as
+/// [`add_names`] does, for one join). The list is only grown through [`NameIndex::add`].
+#[derive(Debug, Default)]
+pub(crate) struct NameIndex {
+    seen: Option<std::collections::HashSet<String>>,
+}
+
+impl NameIndex {
+    /// Adds to `list` each of `more` that it does not hold yet, in order; what is no name by
+    /// equality.
+    pub(crate) fn add<T: AsName>(&mut self, list: &mut Vec<T>, more: impl IntoIterator<Item = T>) {
+        for x in more {
+            let new = match (x.as_name(), &mut self.seen) {
+                (Some(n), Some(seen)) => {
+                    #[cfg(test)]
+                    NAME_STEPS.with(|s| s.set(s.get() + 1));
+                    !seen.contains(n) && seen.insert(n.owned())
+                }
+                (Some(n), None) if list.len() >= NameSet::FEW => {
+                    let mut seen: std::collections::HashSet<String> = list.iter().filter_map(|x| x.as_name().map(str::to_owned)).collect();
+                    #[cfg(test)]
+                    NAME_STEPS.with(|s| s.set(s.get() + seen.len() + 1));
+                    let new = seen.insert(n.owned());
+                    self.seen = Some(seen);
+                    new
+                }
+                _ => !list.contains(&x),
+            };
+            if new {
+                list.push(x);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Names put in a [`NameSet`] or [`NameIndex`] on this thread: the work of joining lists
+    /// of names, for tests that it grows in proportion to the names.
+    pub(crate) static NAME_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// A JSON string of `s`, out of line: `json!("...")` and `Value::from("...")` copy the text at
