@@ -253,8 +253,9 @@ impl NameIndex {
 
 #[cfg(test)]
 thread_local! {
-    /// Names put in a [`NameSet`] or [`NameIndex`] on this thread: the work of joining lists
-    /// of names, for tests that it grows in proportion to the names.
+    /// Names put in a [`NameSet`] or [`NameIndex`] on this thread, and strings of the
+    /// borrowed tree read for comparing (`fast::Node::as_str`): the work of joining or
+    /// checking lists of names, for tests that it grows in proportion to the names.
     pub(crate) static NAME_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 

@@ -139,6 +139,8 @@ impl<'a> Node<'a> {
     }
 
     pub(crate) fn as_str(&self) -> Option<&str> {
+        #[cfg(test)]
+        crate::model::NAME_STEPS.with(|s| s.set(s.get() + 1));
         match self {
             Node::Str(s) => Some(s),
             _ => None,
