@@ -100,12 +100,14 @@ struct Reader {
     /// What is read of `text`, as it grows ([`Tail`]), and of `text` up to `fence`.
     tail: Tail,
     fence_tail: Tail,
+    /// What is read of the block at `next` while it waits (see [`BlockRead`]).
+    block: Option<BlockRead>,
 }
 
 impl Reader {
     fn new(reply: &str, pos: usize) -> Self {
         let (tail, fence_tail) = (Tail::of(&reply[..pos]), Tail::default());
-        Self { pos, text: reply[..pos].owned(), calls: Vec::new(), fence: None, fences: Fences { line: pos, seen: pos, open: None }, next: None, scan: pos, gate: None, held: pos, blank: 0, tail, fence_tail }
+        Self { pos, text: reply[..pos].owned(), calls: Vec::new(), fence: None, fences: Fences { line: pos, seen: pos, open: None }, next: None, scan: pos, gate: None, held: pos, blank: 0, tail, fence_tail, block: None }
     }
 
     /// Reads the blocks from `pos` on: all of them where `whole` (the reply is all there), else
@@ -142,20 +144,29 @@ impl Reader {
                     }
                 },
             };
-            let undo = (self.text.len(), self.calls.len(), self.fence, self.fences.clone(), crate::naming::suggestions_left(), self.tail, self.fence_tail);
-            let before = &reply[self.pos..at];
-            let from = self.text.len();
-            self.text.push_str(before);
-            if self.fence.is_none() || !before.trim().is_empty() {
-                self.fence = fence_open(before).map(|f| from + f).filter(|&f| self.fences.opens(&self.text, f));
-                if let Some(f) = self.fence {
-                    self.fence_tail = self.tail;
-                    self.fence_tail.read(&self.text[from..f]);
+            if self.block.as_ref().is_none_or(|b| b.at != at) {
+                // The text before the block, read once: a block that waits is read on from where
+                // it was left, its text before it kept.
+                let before = &reply[self.pos..at];
+                let from = self.text.len();
+                self.text.push_str(before);
+                if self.fence.is_none() || !before.trim().is_empty() {
+                    self.fence = fence_open(before).map(|f| from + f).filter(|&f| self.fences.opens(&self.text, f));
+                    if let Some(f) = self.fence {
+                        self.fence_tail = self.tail;
+                        self.fence_tail.read(&self.text[from..f]);
+                    }
                 }
+                self.tail.read(before);
+                self.fences.read(&self.text, self.text.len());
+                self.pos = at;
+                self.block = Some(BlockRead::new(reply, at));
             }
-            self.tail.read(before);
-            self.fences.read(&self.text, self.text.len());
-            let read = read_block(reply, at, &mut self.calls, map, whole);
+            let block = self.block.as_mut().expect("set above");
+            let suggestions = crate::naming::suggestions_left();
+            crate::naming::set_suggestions_left(block.suggestions);
+            let given = self.calls.len();
+            let read = read_block(reply, block, &mut self.calls, map, whole);
             let mut closing = None;
             let mut wait = None;
             let decided = read.is_ok_and(|(end, _)| {
@@ -174,16 +185,20 @@ impl Reader {
                 self.gate = match read {
                     Err(Wait::Json(at)) => Some(Gate::Json { at, depth: 0, in_string: false, escaped: false }),
                     Err(Wait::Tag) => Some(Gate::Tag(reply.len())),
-                    Ok(_) => wait,
+                    Ok(read) => {
+                        // Read whole: only the fence after it waits.
+                        block.done = Some((read, self.calls.split_off(given)));
+                        wait
+                    }
                 };
-                self.text.truncate(undo.0);
-                self.calls.truncate(undo.1);
-                (self.fence, self.fences, self.tail, self.fence_tail) = (undo.2, undo.3, undo.5, undo.6);
-                crate::naming::set_suggestions_left(undo.4);
+                // The calls it read are kept with it, and given once it is decided.
+                block.suggestions = crate::naming::suggestions_left();
+                crate::naming::set_suggestions_left(suggestions);
                 // Its text before it is the reply's, but for a fence line (see `Safe`).
                 (self.next, self.held) = (Some(at), at);
                 return;
             };
+            self.block = None;
             self.pos = end;
             if let (Some(f), Some(skip)) = (self.fence, closing) {
                 self.text.truncate(f);
@@ -514,7 +529,7 @@ fn reasoning_end(reply: &str) -> usize {
     }
     let mut open = next_open(reply, 0);
     while let Some(at) = open.filter(|&a| a < close) {
-        let Ok((block_end, next)) = read_block(reply, at, &mut Vec::new(), None, true) else { return 0 };
+        let Ok((block_end, next)) = read_block(reply, &mut BlockRead::new(reply, at), &mut Vec::new(), None, true) else { return 0 };
         if block_end > close {
             return 0;
         }
@@ -575,89 +590,149 @@ fn next_open_from(reply: &str, mut from: usize, blank: usize, whole: bool) -> Op
     }
 }
 
-/// Reads the block opening at `at` (see [`next_open`]) into `calls`: where the block ends in
-/// `reply`, and where the next block opens after `at` (found to bound this one). A block is its
+/// What is read of a block: in a reply still coming, kept while the block waits for more text,
+/// so that each piece reads only what came with it (the objects read are not read again, the
+/// search for the next block goes on from where it stopped).
+#[derive(Debug, Clone)]
+struct BlockRead {
+    /// Where the block opens (its `<tool_call>`).
+    at: usize,
+    /// The calls of its objects read, each followed by another object.
+    calls: Vec<ToolCall>,
+    /// Where in the block's body the object after them starts.
+    from: usize,
+    /// That object, where its JSON ended: its call, and where in the body its JSON ends.
+    last: Option<(ToolCall, usize)>,
+    /// The next block, once found; else where the search for it goes on, and the reply's end
+    /// where a `<tool_call>` there was followed by blanks only (see [`next_open_from`]).
+    next: Option<usize>,
+    scan: usize,
+    blank: usize,
+    /// The block read whole (where only a fence after it waits): its end and next block, and
+    /// its calls.
+    done: Option<((usize, Option<usize>), Vec<ToolCall>)>,
+    /// The suggestion passes left after its calls (see [`crate::naming::suggestions_left`]).
+    suggestions: Option<usize>,
+}
+
+impl BlockRead {
+    /// Nothing read yet of the block at `at` (see [`next_open`]).
+    fn new(reply: &str, at: usize) -> Self {
+        let body = &reply[at + OPEN.len()..];
+        let from = body.len() - body.trim_start().len();
+        let (scan, suggestions) = (at + OPEN.len(), crate::naming::suggestions_left());
+        Self { at, calls: Vec::new(), from, last: None, next: None, scan, blank: 0, done: None, suggestions }
+    }
+
+    /// Where the next block opens after this one's tag, where it does in what came of the reply.
+    fn next_block(&mut self, reply: &str, whole: bool) -> Option<usize> {
+        if self.next.is_none() {
+            match next_open_from(reply, self.scan, self.blank, whole) {
+                Open::At(n) => self.next = Some(n),
+                Open::Pending(p) => (self.scan, self.blank) = (p, reply.len()),
+                // A tag begun at the end is `Pending`: none starts before these bytes.
+                Open::None => (self.scan, self.blank) = (floor_boundary(reply, reply.len().saturating_sub(OPEN.len()).max(self.scan)), 0),
+            }
+        }
+        self.next
+    }
+}
+
+/// Reads the block opening at `block.at` (see [`next_open`]) into `calls`: where the block ends
+/// in `reply`, and where the next block opens after it (found to bound this one). A block is its
 /// JSON object, or several (one call each), and the `</tool_call>` after them, blanks around;
 /// text between the JSON and the `</tool_call>` is an error on the call. Where no JSON object
 /// ends, the block is up to the first `</tool_call>`, the next block or the end, so a broken
 /// block takes no later one; a block left open ends after its JSON. In a reply still coming (not
 /// `whole`), what it waits for where more text could read the block otherwise (its JSON not ended, no
-/// `</tool_call>` or next block after it yet), the calls it pushed to be taken back.
-fn read_block(reply: &str, at: usize, calls: &mut Vec<ToolCall>, map: Option<&NameMap>, whole: bool) -> Result<(usize, Option<usize>), Wait> {
-    let body_at = at + OPEN.len();
+/// `</tool_call>` or next block after it yet), what is read of it kept in `block` to be read on.
+fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map: Option<&NameMap>, whole: bool) -> Result<(usize, Option<usize>), Wait> {
+    if let Some((read, done)) = block.done.take() {
+        calls.extend(done);
+        return Ok(read);
+    }
+    let body_at = block.at + OPEN.len();
     let body = &reply[body_at..];
-    let next = match next_open_in(reply, body_at, whole) {
-        Open::At(n) => Some(n),
-        Open::Pending(_) | Open::None => None,
-    };
+    let next = block.next_block(reply, whole);
     // The block is bounded by where the reply has come to so far.
     let open_end = !whole && next.is_none();
     let bound = next.map_or(body.len(), |n| n - body_at);
     let blanks = |from: usize| from + body[from..].len() - body[from..].trim_start().len();
     let to_close = |from: usize| body[from..bound.max(from)].find(CLOSE).map(|c| from + c + CLOSE.len());
-    let mut from = blanks(0);
+    let mut from = block.from;
     loop {
-        let id = format!("call_{}", calls.len());
-        let Some(len) = object_end(&body[from..]) else {
-            if !whole && matches!(object_scan(&body[from..]), Scanned::Unended) {
-                return Err(Wait::Json(body_at + from));
-            }
-            let used = match to_close(from) {
-                Some(used) => used,
-                None if open_end => return Err(Wait::Tag),
-                None => bound.max(from),
-            };
-            let inner = body[from..used].strip_suffix(CLOSE).unwrap_or(&body[from..used]).trim();
-            calls.push(broken(id, "is cut short (its JSON object does not end)", inner, map));
-            return Ok((body_at + used, next));
-        };
-        let json = &body[from..from + len];
-        let mut call = match crate::model::read_json_repaired(json) {
-            Ok(Value::Object(o)) => {
-                let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
-                match (unread_key(&o), repeated_key(json)) {
-                    (None, None) => text_call(id, name, o.get("arguments").filter(|a| !a.is_null()).or_else(|| o.get("parameters")), map),
-                    (Some(key), _) => {
-                        let why = format!("has `{}`, which is not read (the arguments go in `arguments`)", preview(key));
-                        refused(id, name, &why, map)
+        let id = || format!("call_{}", calls.len() + block.calls.len());
+        let (mut call, json_end) = match block.last.take() {
+            Some(last) => last,
+            None => {
+                let Some(len) = object_end(&body[from..]) else {
+                    if !whole && matches!(object_scan(&body[from..]), Scanned::Unended) {
+                        return Err(Wait::Json(body_at + from));
                     }
-                    (None, Some(key)) => refused(id, name, &format!("gives `{key}` twice, with other values (a JSON reader keeps the last)"), map),
-                }
-            }
-            Ok(_) => broken(id, "is not a JSON object", json, map),
-            Err(e) => {
-                let e = e.into_error("the tool call", |e| crate::error::Error::new(ErrorCode::InvalidJson, e.to_string()));
-                broken(id, &format!("is not valid JSON ({})", e.message), json, map)
+                    let used = match to_close(from) {
+                        Some(used) => used,
+                        None if open_end => return Err(Wait::Tag),
+                        None => bound.max(from),
+                    };
+                    let inner = body[from..used].strip_suffix(CLOSE).unwrap_or(&body[from..used]).trim();
+                    let call = broken(id(), "is cut short (its JSON object does not end)", inner, map);
+                    calls.append(&mut block.calls);
+                    calls.push(call);
+                    return Ok((body_at + used, next));
+                };
+                (object_call(id(), &body[from..from + len], map), from + len)
             }
         };
-        let json_end = from + len;
         from = blanks(json_end);
         if open_end && body.len() - from < CLOSE.len() && CLOSE.starts_with(&body[from..]) {
+            block.last = Some((call, json_end));
             return Err(Wait::Tag);
         }
         if body[from..].starts_with('{') {
-            calls.push(call);
+            block.calls.push(call);
+            block.from = from;
             continue;
         }
-        if body[from..].starts_with(CLOSE) {
-            calls.push(call);
-            return Ok((body_at + from + CLOSE.len(), next));
-        }
-        match to_close(from) {
+        let used = match to_close(from) {
+            _ if body[from..].starts_with(CLOSE) => from + CLOSE.len(),
             Some(used) => {
                 let rest = body[from..used - CLOSE.len()].trim();
                 if call.error.is_none() {
                     call.arguments = Value::Null;
                     call.error = Some(CallError { code: ErrorCode::InvalidJson.as_str(), message: format!("the <tool_call> block has text after its JSON object: {}", preview(rest)) });
                 }
-                calls.push(call);
-                return Ok((body_at + used, next));
+                used
             }
-            None if open_end => return Err(Wait::Tag),
-            None => {
-                calls.push(call);
-                return Ok((body_at + json_end, next));
+            None if open_end => {
+                block.last = Some((call, json_end));
+                return Err(Wait::Tag);
             }
+            None => json_end,
+        };
+        calls.append(&mut block.calls);
+        calls.push(call);
+        return Ok((body_at + used, next));
+    }
+}
+
+/// The call of a block's JSON object `json` (its text, `{` to `}`).
+fn object_call(id: String, json: &str, map: Option<&NameMap>) -> ToolCall {
+    match crate::model::read_json_repaired(json) {
+        Ok(Value::Object(o)) => {
+            let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
+            match (unread_key(&o), repeated_key(json)) {
+                (None, None) => text_call(id, name, o.get("arguments").filter(|a| !a.is_null()).or_else(|| o.get("parameters")), map),
+                (Some(key), _) => {
+                    let why = format!("has `{}`, which is not read (the arguments go in `arguments`)", preview(key));
+                    refused(id, name, &why, map)
+                }
+                (None, Some(key)) => refused(id, name, &format!("gives `{key}` twice, with other values (a JSON reader keeps the last)"), map),
+            }
+        }
+        Ok(_) => broken(id, "is not a JSON object", json, map),
+        Err(e) => {
+            let e = e.into_error("the tool call", |e| crate::error::Error::new(ErrorCode::InvalidJson, e.to_string()));
+            broken(id, &format!("is not valid JSON ({})", e.message), json, map)
         }
     }
 }
@@ -1013,17 +1088,23 @@ fn scan_json<T>(s: &str, mut at: impl FnMut(usize, u8, usize) -> Option<T>) -> S
             b'}' | b']' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
+                    #[cfg(test)]
+                    visited(i + 1);
                     return Scanned::Closed(i);
                 }
             }
             _ => {
                 if let Some(found) = at(i, b, depth) {
+                    #[cfg(test)]
+                    visited(i + 1);
                     return Scanned::Found(found);
                 }
                 in_string = b == b'"';
             }
         }
     }
+    #[cfg(test)]
+    visited(s.len());
     Scanned::Unended
 }
 
@@ -1578,8 +1659,8 @@ mod tests {
     /// What a push reads is what came since the last one, in every state of the read: the bytes
     /// the scans read ([`visited`]) for 4n pieces are about 4 times those for n, where blanks
     /// are held back (after text, at the start, after a `<tool_call>` not followed by JSON yet,
-    /// in a reasoning, after a block, after a fence's block), a line goes on, or a line that
-    /// may open a fence does.
+    /// in a reasoning, after a block, after a fence's block), a line goes on, a line that may
+    /// open a fence does, or a block holds one JSON object after another.
     #[test]
     fn a_piece_reads_only_what_came_with_it() {
         let m = map();
@@ -1602,6 +1683,9 @@ mod tests {
             (format!("<think>x</think>```json\n{block}\n``"), " "),
             ("<think>x</think>Sure:\n```".owned(), "word "),
             (format!("Sure:\n{block}"), "\n"),
+            // A block of many objects, each read once (not the block again at each).
+            ("<think>x</think><tool_call>\n".owned(), "{\"name\":\"mcp__docs__echo\",\"arguments\":{}}\n"),
+            (format!("<think>x</think>{}<tool_call>", "Some text before the block. ".repeat(2_000)), "{\"name\":\"mcp__docs__echo\"} "),
         ];
         for (head, piece) in cases {
             let cost = |n: usize| {
