@@ -934,16 +934,7 @@ fn name_in(block: &str) -> Option<String> {
     // `Value` by the crate's reader. A typed `String` read would bring serde's invalid-type
     // message, and with it Rust's float formatting, into the module; serde_json's stream reader of
     // the first value in a text, 1.8 KB of wasm of its own.
-    let rest = value.strip_prefix('"')?.as_bytes();
-    let mut i = 0;
-    let end = loop {
-        match rest.get(i)? {
-            b'\\' => i += 2,
-            b'"' => break i + 2,
-            _ => i += 1,
-        }
-    };
-    match crate::model::read_json(&value[..end]).ok()? {
+    match crate::model::read_json(&value[..string_len(value)?]).ok()? {
         Value::String(name) if !name.is_empty() => Some(name),
         _ => None,
     }
@@ -960,7 +951,7 @@ fn unread_key(o: &serde_json::Map<String, Value>) -> Option<&str> {
     let args = given("arguments") || given("parameters");
     let lost = |k: &str, v: &Value| match k {
         "name" | "arguments" => false,
-        "parameters" => given("arguments") && !v.is_null() && o.get("arguments") != Some(v),
+        "parameters" => given("arguments") && !v.is_null() && !o.get("arguments").is_some_and(|a| crate::model::same_value(a, v)),
         "type" if v == "function" => false,
         "id" | "type" => !args,
         _ => true,
@@ -970,31 +961,63 @@ fn unread_key(o: &serde_json::Map<String, Value>) -> Option<&str> {
 
 /// The call's own key (`name`, `arguments` or `parameters`) that the block's object `json` gives
 /// twice at its top level with other values: the object read keeps the last, so the call would be
-/// made without what the first held, or of another tool.
+/// made without what the first held, or of another tool. Keys and values are read as the object
+/// was (lone surrogates repaired, as deep as it may nest), and compared as JSON values (numbers
+/// by value: `1` is `1.0`); one that cannot be read is taken for another value.
 fn repeated_key(json: &str) -> Option<&'static str> {
     const KEYS: [&str; 3] = ["name", "arguments", "parameters"];
-    let mut first: [Option<Value>; 3] = Default::default();
+    let mut first: [Option<Option<Value>>; 3] = Default::default();
+    let read = |text: &str, len: Option<usize>| len.and_then(|len| crate::model::read_json_repaired(&text[..len]).ok());
     let found = scan_json(json, |i, b, depth| {
         if b != b'"' || depth != 1 {
             return None;
         }
-        // Read as `Value`s, as `name_in` reads them (escapes and all).
-        let mut read = serde_json::Deserializer::from_str(&json[i..]).into_iter::<Value>();
-        let Some(Ok(Value::String(key))) = read.next() else { return None };
-        let k = KEYS.iter().position(|&k| k == key)?;
-        let value = json[i + read.byte_offset()..].trim_start().strip_prefix(':')?;
-        let value = serde_json::Deserializer::from_str(value).into_iter::<Value>().next()?.ok()?;
+        let key = &json[i..];
+        let len = string_len(key)?;
+        let Some(Value::String(name)) = read(key, Some(len)) else { return None };
+        let k = KEYS.iter().position(|&k| k == name)?;
+        let value = key[len..].trim_start().strip_prefix(':')?.trim_start();
+        let value = read(value, value_len(value));
         match &first[k] {
             None => {
                 first[k] = Some(value);
                 None
             }
-            Some(v) => (*v != value).then_some(KEYS[k]),
+            Some(Some(v)) if value.as_ref().is_some_and(|value| crate::model::same_value(v, value)) => None,
+            Some(_) => Some(KEYS[k]),
         }
     });
     match found {
         Scanned::Found(key) => Some(key),
         Scanned::Closed(_) | Scanned::Unended => None,
+    }
+}
+
+/// The length of the JSON string `s` starts with, quotes included, escaped quotes and backslashes
+/// inside (not checked otherwise): `None` where `s` starts with none or it does not end.
+fn string_len(s: &str) -> Option<usize> {
+    let rest = s.strip_prefix('"')?.as_bytes();
+    let mut i = 0;
+    loop {
+        match rest.get(i)? {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 2),
+            _ => i += 1,
+        }
+    }
+}
+
+/// The length of the JSON value `s` starts with, as [`scan_json`] reads one: an object or array
+/// to its closing bracket, a string to its closing quote, another up to a `,`, a bracket or a
+/// blank.
+fn value_len(s: &str) -> Option<usize> {
+    match s.as_bytes().first()? {
+        b'{' | b'[' => match scan_json(s, |_, _, _| None::<()>) {
+            Scanned::Closed(i) => Some(i + 1),
+            Scanned::Found(()) | Scanned::Unended => None,
+        },
+        b'"' => string_len(s),
+        _ => Some(s.find(|c: char| matches!(c, ',' | '}' | ']') || c.is_whitespace()).unwrap_or(s.len())),
     }
 }
 
@@ -1759,13 +1782,27 @@ mod tests {
             (r#"{"name":"mcp__docs__search","parameters":{"a":1},"parameters":{"a":2}}"#, "parameters"),
             (r#"{"name":"mcp__docs__search","arguments":{"a":1}, "argu\u006dents" : {"b":2}}"#, "arguments"),
             (r#"{"name":"mcp__docs__search","arguments":"{\"a\":1}","arguments":{"a":2}}"#, "arguments"),
+            // Read as the object is: a lone surrogate, in either, or in the name.
+            (r#"{"name":"mcp__docs__search","arguments":{"q":"\ud800"},"arguments":{"q":"evil"}}"#, "arguments"),
+            (r#"{"name":"mcp__docs__search","arguments":{"q":"ok"},"arguments":{"q":"\ud800"}}"#, "arguments"),
+            (r#"{"name":"\udc00","name":"mcp__docs__search","arguments":{}}"#, "name"),
+            (r#"{"name":"mcp__docs__search","arguments":{"q":1},"arguments":{"q":2},"arguments":{"q":1}}"#, "arguments"),
         ] {
             let c = call(obj);
             let e = c.error.as_ref().unwrap();
             assert_eq!((e.code, &c.arguments), ("INVALID_ARGUMENTS", &Value::Null), "{obj}");
             assert!(e.message.contains(&format!("`{key}` twice")), "{obj}: {e:?}");
         }
+        // Nested past serde's own reader's 128 levels, as deep as the crate's reader goes.
+        let deep = format!(r#"{{"name":"mcp__docs__search","arguments":{{"q":{}1{}}},"arguments":{{"q":"evil"}}}}"#, "[".repeat(130), "]".repeat(130));
+        let c = call(&deep);
+        assert!(c.error.as_ref().is_some_and(|e| e.message.contains("`arguments` twice")), "{c:?}");
         for obj in [
+            // Numbers equal as JSON numbers, members in another order.
+            r#"{"name":"mcp__docs__search","arguments":{"q":1},"arguments":{"q":1.0}}"#,
+            r#"{"name":"mcp__docs__search","arguments":{"q":[1e2, -0]},"arguments":{"q":[100, 0]}}"#,
+            r#"{"name":"mcp__docs__search","arguments":{"q":1,"r":"\ud800"},"arguments":{"r":"\ud800","q":1}}"#,
+            r#"{"name":"mcp__docs__search","arguments":{"q":1},"parameters":{"q":1.0}}"#,
             r#"{"name":"mcp__docs__search","arguments":{"q":"x"},"arguments":{"q":"x"}}"#,
             r#"{"name":"mcp__docs__search","arguments":{"q":"x","a":{"name":1,"name":2}}}"#,
             r#"{"name":"mcp__docs__search","arguments":{"q":"name"},"type":"function"}"#,
