@@ -2204,8 +2204,9 @@ export function textToolResults(results: McpCallToolResult | readonly McpCallToo
  * soon as its block ends, once its `</think>` has come (a `</think>` with a `<tool_call>` before it and no `<think>`
  * at the start, which may be inside a block, holds the calls to the end too). A piece costs the time of its own text,
  * not of the reply so far: what is held back (blanks, a line going on, a line that may open a fence, blanks after a
- * `<tool_call>`) is not read again at each piece (a block held back after its JSON ended is read again when a `>` or
- * `{` comes).
+ * `<tool_call>`, the objects of a block read) is not read again at each piece, but for the text after a block's JSON
+ * while no `</tool_call>` has come, and a block broken before its JSON ends (a `<` outside a string), read again when a
+ * `>` or `{` comes.
  *
  * `nameMap` as {@link parseTextToolCalls} takes it (a `NameMap` given here is shared, not copied). A character cut
  * between two pieces (a UTF-16 surrogate pair) is joined again. A reply holds at most 64 MiB (of UTF-8): a piece that

@@ -220,8 +220,10 @@ impl Reader {
 /// open a fence holding only blocks, blanks (the text is trimmed), and the calls of a reply that
 /// does not start with `<think>` until a `</think>` ends its reasoning or the reply ends (the
 /// text before a `</think>` opened by the chat template is reasoning, whose blocks are no calls).
-/// A piece costs the time of its own text: what is held back is not read again at each piece. A
-/// reply holds at most [`MAX_TEXT_REPLY_BYTES`].
+/// A piece costs the time of its own text: what is held back is not read again at each piece,
+/// nor the objects of a block read, but for the text after a block's JSON while no
+/// `</tool_call>` has come, and a block broken before its JSON ends (a `<` outside a string), read
+/// again when a `>` or a `{` comes. A reply holds at most [`MAX_TEXT_REPLY_BYTES`].
 #[derive(Debug, Clone, Default)]
 pub struct TextAccumulator {
     /// The reply so far.

@@ -172,8 +172,9 @@ impl JsTextAccumulator {
             Some(high) => high.concat(delta),
             None => delta.clone(),
         };
-        // A piece past the limit is refused before its text is copied (a UTF-16 unit is a byte
-        // of UTF-8 or more), and the accumulator is left as it was.
+        // A piece whose UTF-16 length alone takes the reply past the limit (a unit is a byte of
+        // UTF-8 or more) is refused before its text is copied; another, once copied (at most 3
+        // bytes a unit), by its UTF-8 length below. Either way the accumulator is as it was.
         self.inner.room_for(delta.length() as usize)?;
         let len = delta.length();
         let mut carry = None;
