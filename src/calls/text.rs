@@ -170,11 +170,12 @@ impl Reader {
             let mut closing = None;
             let mut wait = None;
             let decided = read.is_ok_and(|(end, _)| {
-                let Some(_) = self.fence else { return true };
+                let Some(f) = self.fence else { return true };
                 let tail = &reply[end..];
                 let blank = tail.len() - tail.trim_start().len();
                 let rest = &tail[blank..];
-                closing = closing_fence(rest).map(|ticks| blank + ticks);
+                let opener = &self.text[f..];
+                closing = closing_fence(rest, opener.len() - opener.trim_start_matches('`').len()).map(|ticks| blank + ticks);
                 // A line of backticks not ended yet may go on: a fence only where it ends.
                 let open = !whole && (rest.is_empty() || (!rest.contains('\n') && rest.trim_start_matches('`').trim().is_empty()));
                 let (ticks, after) = (!rest.is_empty(), rest.ends_with(char::is_whitespace));
@@ -847,13 +848,14 @@ fn name_value(block: &str) -> Option<&str> {
     }
 }
 
-/// The length of the ``` fence that closes a code block `s` starts with, with the blanks after
-/// it on its line: backticks alone on their line, as CommonMark closes one (a fence with a
-/// language opens the next).
-fn closing_fence(s: &str) -> Option<usize> {
+/// The length of the ``` fence that closes a code block opened by `opener` backticks, that `s`
+/// starts with, with the blanks after it on its line: as many backticks or more, alone on their
+/// line, as CommonMark closes one (a fence with a language opens the next; a shorter one is the
+/// block's text).
+fn closing_fence(s: &str, opener: usize) -> Option<usize> {
     let ticks = s.len() - s.trim_start_matches('`').len();
     let line = &s[ticks..s.find('\n').unwrap_or(s.len())];
-    (ticks >= FENCE.len() && line.trim().is_empty()).then_some(ticks + line.len())
+    (ticks >= opener.max(FENCE.len()) && line.trim().is_empty()).then_some(ticks + line.len())
 }
 
 /// The code blocks of a reply's text, read line by line as CommonMark fences them: a line
@@ -1479,6 +1481,9 @@ mod tests {
             format!("<think>\n```python\nx = 1\n</think>Sure:\n```json\n{call}\n```\nDone."),
             format!("~~~\n```\n~~~\nSure:\n```json\n{call}\n```\nDone."),
             format!("Sure:\n````json\n{call}\n````\nDone."),
+            format!("Sure:\n````json\n{call}\n```\nDone."),
+            format!("Sure:\n````json\n{call}\n```\n````\nDone."),
+            format!("Sure:\n```json\n{call}\n`````\nDone."),
             format!("Sure:\r\n```json\r\n{call}\r\n```\r\nDone."),
             format!("~~~\n```json\n{call}\n```\n~~~"),
             format!("Sure:\n```json\n{call}\n```"),
@@ -1756,6 +1761,31 @@ mod tests {
         // The next reply is taken, under the same limit.
         assert_eq!(acc.push(&"y".repeat(100), Some(&m)).unwrap().text, "y".repeat(100));
         assert!(acc.push("y", Some(&m)).is_err());
+    }
+
+    /// A fence closes a code block with as many backticks as opened it or more, as CommonMark
+    /// closes one: a shorter run is the block's text, and the fence stays with it.
+    #[test]
+    fn a_fence_closes_with_as_many_backticks_as_opened_it() {
+        let call = "<tool_call>\n{\"name\": \"mcp__docs__echo\", \"arguments\": {}}\n</tool_call>";
+        for (reply, text) in [
+            (format!("Sure:\n````json\n{call}\n```\nDone."), "Sure:\n````json\n\n```\nDone."),
+            (format!("Sure:\n````json\n{call}\n```\n````\nDone."), "Sure:\n````json\n\n```\n````\nDone."),
+            (format!("Sure:\n```json\n{call}\n`````\nDone."), "Sure:\n\nDone."),
+            (format!("Sure:\n````json\n{call}\n````\nDone."), "Sure:\n\nDone."),
+        ] {
+            let r = read(&reply);
+            assert_eq!((r.calls.len(), r.text.as_str()), (1, text), "{reply}");
+            // Streamed in pieces of 3 bytes, the same.
+            let m = map();
+            let mut acc = TextAccumulator::new();
+            let mut out = String::new();
+            for piece in reply.as_bytes().chunks(3) {
+                out += &acc.push(std::str::from_utf8(piece).unwrap(), Some(&m)).unwrap().text;
+            }
+            out += &acc.finish(Some(&m)).text;
+            assert_eq!(out, text, "{reply}");
+        }
     }
 
     /// A fence's info string is anything on its line but a backtick, as CommonMark reads it: a
