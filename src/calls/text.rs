@@ -593,6 +593,9 @@ fn next_open_from(reply: &str, mut from: usize, blank: usize, whole: bool) -> Op
     }
 }
 
+/// Where a block read ends in the reply, and where the next block opens after its tag.
+type BlockEnd = (usize, Option<usize>);
+
 /// What is read of a block: in a reply still coming, kept while the block waits for more text,
 /// so that each piece reads only what came with it (the objects read are not read again, the
 /// search for the next block goes on from where it stopped).
@@ -613,7 +616,7 @@ struct BlockRead {
     blank: usize,
     /// The block read whole (where only a fence after it waits): its end and next block, and
     /// its calls.
-    done: Option<((usize, Option<usize>), Vec<ToolCall>)>,
+    done: Option<(BlockEnd, Vec<ToolCall>)>,
     /// The suggestion passes left after its calls (see [`crate::naming::suggestions_left`]).
     suggestions: Option<usize>,
 }
@@ -649,7 +652,7 @@ impl BlockRead {
 /// block takes no later one; a block left open ends after its JSON. In a reply still coming (not
 /// `whole`), what it waits for where more text could read the block otherwise (its JSON not ended, no
 /// `</tool_call>` or next block after it yet), what is read of it kept in `block` to be read on.
-fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map: Option<&NameMap>, whole: bool) -> Result<(usize, Option<usize>), Wait> {
+fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map: Option<&NameMap>, whole: bool) -> Result<BlockEnd, Wait> {
     if let Some((read, done)) = block.done.take() {
         calls.extend(done);
         return Ok(read);
