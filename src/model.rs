@@ -140,6 +140,8 @@ impl<'a> NameSet<'a> {
 
     /// Whether it holds `name`.
     pub(crate) fn contains(&self, name: &str) -> bool {
+        #[cfg(test)]
+        count_steps(if self.many.is_some() { 1 } else { self.few.len() });
         match &self.many {
             Some(set) => set.contains(name),
             None => self.few.contains(&name),
@@ -161,6 +163,60 @@ impl<'a> NameSet<'a> {
             self.many = Some(self.few.drain(..).collect());
         }
         true
+    }
+}
+
+/// The positions of names in a list (an object's property names, a list of new names), for
+/// looking names up in it: the names scanned while they are [`NameSet::FEW`] or fewer, and a
+/// hash map of them once there are more, so that a list of thousands is not scanned once for
+/// each name looked up. A name listed twice is at its first position, as a scan finds it.
+#[derive(Debug, Default)]
+pub(crate) struct NamePositions<'a> {
+    few: Vec<&'a str>,
+    many: Option<std::collections::HashMap<&'a str, usize>>,
+    len: usize,
+}
+
+impl<'a> NamePositions<'a> {
+    /// The positions of `names`, the first at 0.
+    pub(crate) fn of(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut positions = Self::default();
+        for n in names {
+            positions.push(n);
+        }
+        positions
+    }
+
+    /// Where `name` is first.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        #[cfg(test)]
+        count_steps(if self.many.is_some() { 1 } else { self.few.len() });
+        match &self.many {
+            Some(map) => map.get(name).copied(),
+            None => self.few.iter().position(|n| *n == name),
+        }
+    }
+
+    /// Adds `name` at the end of the list.
+    pub(crate) fn push(&mut self, name: &'a str) {
+        #[cfg(test)]
+        count_steps(1);
+        match &mut self.many {
+            Some(map) => {
+                map.entry(name).or_insert(self.len);
+            }
+            None => {
+                self.few.push(name);
+                if self.few.len() > NameSet::FEW {
+                    let mut map = std::collections::HashMap::with_capacity(2 * self.few.len());
+                    for (i, n) in self.few.drain(..).enumerate() {
+                        map.entry(n).or_insert(i);
+                    }
+                    self.many = Some(map);
+                }
+            }
+        }
+        self.len += 1;
     }
 }
 
@@ -253,10 +309,17 @@ impl NameIndex {
 
 #[cfg(test)]
 thread_local! {
-    /// Names put in a [`NameSet`] or [`NameIndex`] on this thread, and strings of the
-    /// borrowed tree read for comparing (`fast::Node::as_str`): the work of joining or
-    /// checking lists of names, for tests that it grows in proportion to the names.
+    /// Names put in a [`NameSet`], [`NamePositions`] or [`NameIndex`] on this thread, names
+    /// compared or hashed in looking one up ([`count_steps`]), and strings of the borrowed tree
+    /// read for comparing (`fast::Node::as_str`): the work of joining or checking lists of
+    /// names, for tests that it grows in proportion to the names.
     pub(crate) static NAME_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Adds `n` to [`NAME_STEPS`]: names compared in a scan, or looked up by hash.
+#[cfg(test)]
+pub(crate) fn count_steps(n: usize) {
+    NAME_STEPS.with(|s| s.set(s.get() + n));
 }
 
 /// A JSON string of `s`, out of line: `json!("...")` and `Value::from("...")` copy the text at
