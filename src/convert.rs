@@ -86,36 +86,22 @@ impl ConvertOptions {
 
     fn read(v: &Node, also: &[&str]) -> Result<Self> {
         let mut o = Self::default();
+        // Filled in place: the options read so far are dropped at one place on an error, not
+        // at each (less code for a conversion's first call to compile).
+        o.read_entries(v, also)?;
+        Ok(o)
+    }
+
+    fn read_entries(&mut self, v: &Node, also: &[&str]) -> Result<()> {
+        let o = self;
         if v.is_null() {
-            return Ok(o);
+            return Ok(());
         }
         let Some(entries) = v.entries() else { return Err(bad_option("options", "an object", v)) };
         for (key, val) in entries {
             match key {
                 "server" => o.server = opt_string(key, val)?,
-                "naming" => {
-                    if let Some(s) = opt_string(key, val)? {
-                        o.naming.format = Some(NameFormat::parse(&s)?);
-                    }
-                }
-                "separator" => {
-                    if let Some(s) = opt_string(key, val)? {
-                        if s.is_empty() {
-                            return Err(Error::new(ErrorCode::InvalidOptions, "options.separator must not be empty"));
-                        }
-                        o.naming.separator = s;
-                    }
-                }
-                "prefix" => {
-                    if let Some(s) = opt_string(key, val)? {
-                        o.naming.prefix = s;
-                    }
-                }
-                "portableNames" => match val.as_bool() {
-                    Some(b) => o.naming.portable = b,
-                    None if val.is_null() => {}
-                    None => return Err(bad_option("options.portableNames", "a boolean", val)),
-                },
+                "naming" | "separator" | "prefix" | "portableNames" => naming_option(&mut o.naming, key, val)?,
                 "strict" => match val.as_bool() {
                     Some(b) => o.schema.strict = b,
                     None if val.is_null() => {}
@@ -125,14 +111,42 @@ impl ConvertOptions {
                 "limits" => o.schema.limits = limits_from_value(val)?,
                 // Unknown keys are ignored so that newer callers work with older builds; a
                 // misspelt one is not, nor another name of an option.
-                _ => match OTHER_NAMES.iter().find(|(other, _)| *other == key && !also.contains(other)) {
-                    Some((other, meant)) => return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{other} is no option: the option is options.{meant}"))),
-                    None => near_miss("options", key, &OPTION_KEYS, also)?,
-                },
+                _ => other_option(key, also)?,
             }
         }
-        Ok(o)
+        Ok(())
     }
+}
+
+/// The naming options (a function of its own, as the other options' less common readings).
+#[inline(never)]
+fn naming_option(naming: &mut NamingOptions, key: &str, val: &Node) -> Result<()> {
+    match key {
+        "naming" => {
+            if let Some(s) = opt_string(key, val)? {
+                naming.format = Some(NameFormat::parse(&s)?);
+            }
+        }
+        "separator" => {
+            if let Some(s) = opt_string(key, val)? {
+                if s.is_empty() {
+                    return Err(Error::new(ErrorCode::InvalidOptions, "options.separator must not be empty"));
+                }
+                naming.separator = s;
+            }
+        }
+        "prefix" => {
+            if let Some(s) = opt_string(key, val)? {
+                naming.prefix = s;
+            }
+        }
+        _ => match val.as_bool() {
+            Some(b) => naming.portable = b,
+            None if val.is_null() => {}
+            None => return Err(bad_option("options.portableNames", "a boolean", val)),
+        },
+    }
+    Ok(())
 }
 
 /// `options.geminiMode` (a function of its own, as the other options' less common readings: a
@@ -146,6 +160,15 @@ fn gemini_mode(v: &Node) -> Result<GeminiMode> {
             ErrorCode::InvalidOptions,
             format!("options.geminiMode must be \"parameters\", \"parametersJsonSchema\" or \"jsonSchema\" (another spelling of \"parametersJsonSchema\"), got \"{other}\""),
         )),
+    }
+}
+
+/// A key that is no option: refused when it is another name of one, or close to one.
+#[inline(never)]
+fn other_option(key: &str, also: &[&str]) -> Result<()> {
+    match OTHER_NAMES.iter().find(|(other, _)| *other == key && !also.contains(other)) {
+        Some((other, meant)) => Err(Error::new(ErrorCode::InvalidOptions, format!("options.{other} is no option: the option is options.{meant}"))),
+        None => near_miss("options", key, &OPTION_KEYS, also),
     }
 }
 
@@ -615,7 +638,7 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 // Not inlined into `run`, like the other parts of a conversion that the JSON API's first call
 // does not run: a function is compiled when it is first called (see bench/README.md, "Cold start").
 #[inline(never)]
-fn tool_report(tool: &Head, server: Option<String>, name: &str, clashed: &HashSet<&str>) -> ToolReport {
+fn tool_report(tool: &Head, server: Option<String>, name: &str, clashed: Option<&HashSet<&str>>) -> ToolReport {
     let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.owned(), changes: tool.left_out.clone(), ..ToolReport::default() };
     if name != tool.name {
         let lost = crate::naming::lost_letters(&tool.name);
@@ -624,7 +647,7 @@ fn tool_report(tool: &Head, server: Option<String>, name: &str, clashed: &HashSe
         // had (which the copy that kept it is named).
         let (rule, message) = if !lost.is_empty() {
             ("names/sanitized", lost_letters_message(name, &tool.name, &lost))
-        } else if clashed.contains(name) {
+        } else if clashed.is_some_and(|c| c.contains(name)) {
             ("names/collision", format!("provider name \"{name}\" (the name map resolves it back)"))
         } else {
             ("names/rename", format!("provider name \"{name}\" (the name map resolves it back)"))
@@ -820,12 +843,9 @@ fn run<'a>(
         NameMap::build(&pairs, &opts.naming, opts.naming.rule(provider.name_rule()))
     });
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
-    // The names clashes gave (`...; named "X"`, X a provider name, which holds no quote), for
-    // the tools' reports: a set, as thousands of tools may share a name.
-    let clashed: HashSet<&str> = match with_report {
-        true => name_diags.iter().filter_map(|d| d.message.rsplit_once("; named \"")).map(|(_, n)| n.strip_suffix('"').unwrap_or(n)).collect(),
-        false => HashSet::new(),
-    };
+    // The names clashes gave, for the tools' reports; not built without a report (an empty
+    // set still reads the hasher's keys).
+    let clashed = with_report.then(|| clashed_names(&name_diags));
 
     let mut compiled: Vec<Option<Compiled>> = Vec::with_capacity(tools.len());
     // With a report, each input schema as given: the diagnostics' paths are pointers into it
@@ -843,11 +863,7 @@ fn run<'a>(
             Ok(match p {
                 // For Anthropic and Bedrock the schema as it is stays, should the set-level limits
                 // leave the tool out of strict mode (written from `base` then).
-                Passed::Strict { plan, .. } => {
-                    // Nothing to report: the strict schema needed no change.
-                    let relaxed = provider.claude_strict().map(|_| Relaxed { schema: Value::Null, strict_changes: 0, strict_problems: 0 });
-                    Compiled { schema: Some(Value::Null), strict: Some(true), plan: *std::mem::take(plan), relaxed }
-                }
+                Passed::Strict { plan, .. } => strict_passed(plan, provider),
                 _ => {
                     let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
                     Compiled { schema: Some(Value::Null), strict, plan: ArgPlan::default(), relaxed: None }
@@ -859,14 +875,14 @@ fn run<'a>(
         };
         // The JSON API returns the tools only: no per-tool report is built for it.
         let mut tr = match with_report {
-            true => Some(tool_report(tool, servers[i].clone(), provider_name(&name_map, i), &clashed)),
+            true => Some(tool_report(tool, servers[i].clone(), provider_name(&name_map, i), clashed.as_ref())),
             false => None,
         };
         match result {
             Ok(mut c) => {
                 // Ollama reads no description on the parameters: the root's goes to the tool's.
-                if let Some(root) = (provider == Provider::Ollama).then(|| crate::providers::ollama::take_root_description(&mut c)).flatten() {
-                    tool.description = Some(Cow::Owned(crate::providers::ollama::with_root_description(tool.description_text(), &root)));
+                if provider == Provider::Ollama {
+                    ollama_root_description(tool, &mut c);
                 }
                 if let Some(tr) = &mut tr {
                     // Asked for strict mode, a provider that has one: `false` when the tool fell
@@ -903,11 +919,7 @@ fn run<'a>(
     if let Some((max, why)) = provider.max_tools() {
         let n = compiled.iter().filter(|c| c.is_some()).count();
         if n > max {
-            report.problems.push(Diagnostic {
-                path: String::new(),
-                rule: "limits/tool-count",
-                message: format!("{n} tools: {why}"),
-            });
+            report.problems.push(too_many_tools(n, why));
         }
     }
 
@@ -919,17 +931,55 @@ fn run<'a>(
         None => (on, off),
     });
     if on > 0 && off > 0 {
-        report.problems.push(Diagnostic {
-            path: String::new(),
-            rule: "openai/strict-mixed",
-            message: format!(
-                "the tools mix strict: true ({on}) and strict: false ({off}, which strict mode cannot hold): OpenAI takes the mix, some OpenAI-compatible APIs refuse the whole request for it (Cerebras: \"Tools with mixed values for 'strict' are not allowed\")"
-            ),
-        });
+        report.problems.push(strict_mixed(on, off));
     }
 
     let emitted = compiled.into_iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c, pass[i].take()))).collect();
     Ok(Run { tools, emitted, name_map, report })
+}
+
+// What follows are parts of [`run`] that its common case does not run, as functions of their
+// own: a function is compiled on its first call (see bench/README.md, "Cold start").
+
+/// The names clashes gave (`...; named "X"`, X a provider name, which holds no quote), for
+/// the tools' reports: a set, as thousands of tools may share a name.
+#[inline(never)]
+fn clashed_names(name_diags: &[Diagnostic]) -> HashSet<&str> {
+    name_diags.iter().filter_map(|d| d.message.rsplit_once("; named \"")).map(|(_, n)| n.strip_suffix('"').unwrap_or(n)).collect()
+}
+
+/// A tool whose strict schema the pass-through path wrote: nothing to report, as the strict
+/// schema needed no change.
+#[inline(never)]
+fn strict_passed(plan: &mut Box<ArgPlan>, provider: Provider) -> Compiled {
+    let relaxed = provider.claude_strict().map(|_| Relaxed { schema: Value::Null, strict_changes: 0, strict_problems: 0 });
+    Compiled { schema: Some(Value::Null), strict: Some(true), plan: *std::mem::take(plan), relaxed }
+}
+
+/// Ollama reads no description on the parameters: the root's goes to the tool's.
+#[inline(never)]
+fn ollama_root_description(tool: &mut Head, c: &mut Compiled) {
+    if let Some(root) = crate::providers::ollama::take_root_description(c) {
+        tool.description = Some(Cow::Owned(crate::providers::ollama::with_root_description(tool.description_text(), &root)));
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_tools(n: usize, why: &str) -> Diagnostic {
+    Diagnostic { path: String::new(), rule: "limits/tool-count", message: format!("{n} tools: {why}") }
+}
+
+#[cold]
+#[inline(never)]
+fn strict_mixed(on: usize, off: usize) -> Diagnostic {
+    Diagnostic {
+        path: String::new(),
+        rule: "openai/strict-mixed",
+        message: format!(
+            "the tools mix strict: true ({on}) and strict: false ({off}, which strict mode cannot hold): OpenAI takes the mix, some OpenAI-compatible APIs refuse the whole request for it (Cerebras: \"Tools with mixed values for 'strict' are not allowed\")"
+        ),
+    }
 }
 
 #[inline(never)]
@@ -1082,81 +1132,117 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
 /// `leave_out`: write the schema as `null` (see [`convert_json_leaving_schemas`]).
 #[allow(clippy::too_many_arguments)]
 fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&Passed>, leave_out: bool) {
-    let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
-        _ if leave_out => out.extend_from_slice(b"null"),
-        (Some(p @ Passed::AsIs(..)), _) => p.write_as_is(out),
-        (Some(Passed::Written(text)), _) => out.extend_from_slice(text),
-        (Some(p @ Passed::Strict { .. }), _) => p.write_strict(c.strict == Some(true), opts, out),
-        // Only Gemini `parameters` is lowered on the pass-through path (written below).
-        // (A declared one is in the output already, and not written again.)
-        (Some(Passed::Lowered(_) | Passed::Declared), _) => {}
-        // A schema may hold shared `$ref` expansions (see `schema::refs::Shared`).
-        (None, Some(v)) => crate::schema::refs::write_schema(out, &v),
-        (None, None) => out.extend_from_slice(br#"{"type":"object","properties":{}}"#),
-    };
-    let name_and_description = |out: &mut Vec<u8>| write_name_and_description(out, name, description);
-    let flag = |out: &mut Vec<u8>, b: bool| out.extend_from_slice(if b { b"true" } else { b"false" });
+    let tool = ToolText { opts, name, description, pass, leave_out, strict: c.strict == Some(true) };
+    // Each provider's wrapper a function of its own: a conversion compiles only its provider's
+    // (a function is compiled on its first call, see bench/README.md, "Cold start").
     match provider {
-        Provider::OpenAi | Provider::Ollama => {
-            out.extend_from_slice(br#"{"type":"function","function":{"#);
-            name_and_description(out);
-            out.extend_from_slice(br#","parameters":"#);
-            schema(out, c.schema);
-            if opts.strict && provider == Provider::OpenAi {
-                out.extend_from_slice(br#","strict":"#);
-                flag(out, c.strict == Some(true));
-            }
-            out.extend_from_slice(b"}}");
+        Provider::OpenAi | Provider::Ollama => tool.write_openai(out, provider, c.schema),
+        Provider::OpenAiResponses => tool.write_responses(out, c.schema),
+        Provider::Anthropic => tool.write_anthropic(out, c.schema),
+        Provider::Gemini | Provider::Vertex => tool.write_gemini(out, c.schema),
+        Provider::Bedrock => tool.write_bedrock(out, c.schema),
+    }
+}
+
+/// What [`write_tool`] writes of a tool besides its compiled schema.
+struct ToolText<'t> {
+    opts: &'t SchemaOptions,
+    name: &'t str,
+    description: &'t str,
+    pass: Option<&'t Passed<'t>>,
+    leave_out: bool,
+    /// Whether the tool is sent in strict mode.
+    strict: bool,
+}
+
+impl ToolText<'_> {
+    fn schema(&self, out: &mut Vec<u8>, schema: Option<Value>) {
+        match (self.pass, schema) {
+            _ if self.leave_out => out.extend_from_slice(b"null"),
+            (Some(p @ Passed::AsIs(..)), _) => p.write_as_is(out),
+            (Some(Passed::Written(text)), _) => out.extend_from_slice(text),
+            (Some(p @ Passed::Strict { .. }), _) => p.write_strict(self.strict, self.opts, out),
+            // Only Gemini `parameters` is lowered on the pass-through path (written below).
+            // (A declared one is in the output already, and not written again.)
+            (Some(Passed::Lowered(_) | Passed::Declared), _) => {}
+            // A schema may hold shared `$ref` expansions (see `schema::refs::Shared`).
+            (None, Some(v)) => crate::schema::refs::write_schema(out, &v),
+            (None, None) => out.extend_from_slice(br#"{"type":"object","properties":{}}"#),
         }
-        Provider::OpenAiResponses => {
-            out.extend_from_slice(br#"{"type":"function","#);
-            name_and_description(out);
-            out.extend_from_slice(br#","parameters":"#);
-            schema(out, c.schema);
+    }
+
+    fn name_and_description(&self, out: &mut Vec<u8>) {
+        write_name_and_description(out, self.name, self.description);
+    }
+
+    #[inline(never)]
+    fn write_openai(&self, out: &mut Vec<u8>, provider: Provider, schema: Option<Value>) {
+        out.extend_from_slice(br#"{"type":"function","function":{"#);
+        self.name_and_description(out);
+        out.extend_from_slice(br#","parameters":"#);
+        self.schema(out, schema);
+        if self.opts.strict && provider == Provider::OpenAi {
             out.extend_from_slice(br#","strict":"#);
-            flag(out, c.strict == Some(true));
-            out.push(b'}');
+            out.extend_from_slice(if self.strict { b"true" } else { b"false" });
         }
-        Provider::Anthropic => {
-            out.push(b'{');
-            name_and_description(out);
-            out.extend_from_slice(br#","input_schema":"#);
-            schema(out, c.schema);
-            if c.strict == Some(true) {
-                out.extend_from_slice(br#","strict":true"#);
-            }
-            out.push(b'}');
+        out.extend_from_slice(b"}}");
+    }
+
+    #[inline(never)]
+    fn write_responses(&self, out: &mut Vec<u8>, schema: Option<Value>) {
+        out.extend_from_slice(br#"{"type":"function","#);
+        self.name_and_description(out);
+        out.extend_from_slice(br#","parameters":"#);
+        self.schema(out, schema);
+        out.extend_from_slice(br#","strict":"#);
+        out.extend_from_slice(if self.strict { b"true" } else { b"false" });
+        out.push(b'}');
+    }
+
+    #[inline(never)]
+    fn write_anthropic(&self, out: &mut Vec<u8>, schema: Option<Value>) {
+        out.push(b'{');
+        self.name_and_description(out);
+        out.extend_from_slice(br#","input_schema":"#);
+        self.schema(out, schema);
+        if self.strict {
+            out.extend_from_slice(br#","strict":true"#);
         }
-        Provider::Gemini | Provider::Vertex => {
-            out.push(b'{');
-            name_and_description(out);
-            if opts.gemini_mode == GeminiMode::JsonSchema {
-                out.extend_from_slice(br#","parametersJsonSchema":"#);
-                schema(out, c.schema);
-            } else if let Some(Passed::Lowered(lowered)) = pass {
-                // Lowered on the pass-through path (see `fast::gemini`).
-                if let Some(text) = lowered {
-                    out.extend_from_slice(br#","parameters":"#);
-                    out.extend_from_slice(text);
-                }
-            } else if let Some(lowered) = c.schema {
-                // In `parameters` mode a tool without arguments has no schema at all.
+        out.push(b'}');
+    }
+
+    #[inline(never)]
+    fn write_gemini(&self, out: &mut Vec<u8>, schema: Option<Value>) {
+        out.push(b'{');
+        self.name_and_description(out);
+        if self.opts.gemini_mode == GeminiMode::JsonSchema {
+            out.extend_from_slice(br#","parametersJsonSchema":"#);
+            self.schema(out, schema);
+        } else if let Some(Passed::Lowered(lowered)) = self.pass {
+            // Lowered on the pass-through path (see `fast::gemini`).
+            if let Some(text) = lowered {
                 out.extend_from_slice(br#","parameters":"#);
-                gemini::write_wire(out, &lowered);
+                out.extend_from_slice(text);
             }
-            out.push(b'}');
+        } else if let Some(lowered) = schema {
+            // In `parameters` mode a tool without arguments has no schema at all.
+            out.extend_from_slice(br#","parameters":"#);
+            gemini::write_wire(out, &lowered);
         }
-        Provider::Bedrock => {
-            out.extend_from_slice(br#"{"toolSpec":{"#);
-            name_and_description(out);
-            out.extend_from_slice(br#","inputSchema":{"json":"#);
-            schema(out, c.schema);
-            out.push(b'}');
-            if c.strict == Some(true) {
-                out.extend_from_slice(br#","strict":true"#);
-            }
-            out.extend_from_slice(b"}}");
+        out.push(b'}');
+    }
+
+    #[inline(never)]
+    fn write_bedrock(&self, out: &mut Vec<u8>, schema: Option<Value>) {
+        out.extend_from_slice(br#"{"toolSpec":{"#);
+        self.name_and_description(out);
+        out.extend_from_slice(br#","inputSchema":{"json":"#);
+        self.schema(out, schema);
+        out.push(b'}');
+        if self.strict {
+            out.extend_from_slice(br#","strict":true"#);
         }
+        out.extend_from_slice(b"}}");
     }
 }
 

@@ -585,10 +585,17 @@ impl Tool {
 /// title, else nothing.
 pub(crate) fn description_text<'s>(description: Option<&'s str>, title: Option<&'s str>) -> &'s str {
     match (description, title) {
-        (Some(d), _) if !d.trim().is_empty() => d,
-        (_, Some(t)) if !t.trim().is_empty() => t,
+        (Some(d), _) if !blank(d) => d,
+        (_, Some(t)) if !blank(t) => t,
         _ => "",
     }
+}
+
+/// `s.trim().is_empty()`, without `trim`'s searchers (some 800 bytes of wasm for a conversion's
+/// first call to compile, see bench/README.md, "Cold start").
+fn blank(s: &str) -> bool {
+    // Most text starts with a printable ASCII character.
+    !s.as_bytes().first().is_some_and(u8::is_ascii_graphic) && s.chars().all(char::is_whitespace)
 }
 
 /// Tool behaviour hints (MCP `ToolAnnotations`).
@@ -1470,6 +1477,16 @@ fn error_name(o: &serde_json::Map<String, Value>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `blank` is `trim().is_empty()`, for ASCII and other whitespace (U+000B, U+00A0, U+3000).
+    #[test]
+    fn blank_is_trimmed_empty() {
+        for s in ["", " ", "\t\n\r", "\u{b}", "\u{c}", "\u{a0}", "\u{3000} ", "x", " x ", "\u{b}x", "\u{e9}", "\u{200b}", "!", "\u{1F600}", "\u{0}"] {
+            assert_eq!(blank(s), s.trim().is_empty(), "{s:?}");
+        }
+        assert_eq!(description_text(Some("\u{a0}"), Some("title")), "title");
+        assert_eq!(description_text(Some(" a"), Some("title")), " a");
+    }
 
     /// `sort_pairs` orders as core's sort does, and `sorted_by_key` as a stable sort by key does,
     /// on every length up to 40 and on longer runs, with many repeated keys and pairs.

@@ -158,6 +158,24 @@ impl NameRule {
 /// not do what it says. Only what the format uses is checked (the prefix by the `mcp` format,
 /// the separator by `mcp` and `server`).
 pub fn check_options(opts: &NamingOptions, rule: NameRule) -> Result<()> {
+    // What [`refuse_options`] finds nothing in, checked first: the refusals' messages are
+    // compiled only when there is one to write (see bench/README.md, "Cold start").
+    let format = opts.format.unwrap_or(NameFormat::Mcp);
+    // By bytes: every character a rule allows is ASCII, and no byte of another is allowed.
+    let allowed = |s: &str| s.bytes().all(|b| rule.allows(char::from(b)));
+    let first = opts.prefix.bytes().next().or_else(|| opts.separator.bytes().next()).map(char::from);
+    let prefix_ok = format != NameFormat::Mcp || (first.is_none_or(|c| !rule.allows(c) || rule.allows_first(c)) && allowed(&opts.prefix));
+    let separator_ok = format == NameFormat::Bare || allowed(&opts.separator);
+    if prefix_ok && separator_ok {
+        return Ok(());
+    }
+    refuse_options(opts, rule)
+}
+
+/// [`check_options`]'s refusal of an option it found a character in that `rule` does not take.
+#[cold]
+#[inline(never)]
+fn refuse_options(opts: &NamingOptions, rule: NameRule) -> Result<()> {
     let format = opts.format.unwrap_or(NameFormat::Mcp);
     let who = match rule {
         NameRule::Strict => "OpenAI's, Anthropic's and Bedrock's tool names (letters, digits, `_` and `-`)",
@@ -330,7 +348,17 @@ pub const TOOL_NAME_LABEL: &str = "Tool name: ";
 /// nothing of the name (`mcp__docs_____nmd3d66h`). `None` for any other tool: its description is
 /// sent as it is.
 pub fn named_description(label: &str, tool: &str, description: &str) -> Option<String> {
-    if tool.is_ascii() || !tool.chars().any(|c| !c.is_ascii() && c.is_alphanumeric()) {
+    // An ASCII name (most) is looked at no further: the rest is compiled on its first call.
+    if tool.is_ascii() {
+        return None;
+    }
+    name_with_description(label, tool, description)
+}
+
+/// [`named_description`] for a name outside ASCII.
+#[inline(never)]
+fn name_with_description(label: &str, tool: &str, description: &str) -> Option<String> {
+    if !tool.chars().any(|c| !c.is_ascii() && c.is_alphanumeric()) {
         return None;
     }
     let description = description.trim();
@@ -413,14 +441,14 @@ fn splits_at_server(raw: &str, server: Option<&str>, opts: &NamingOptions) -> bo
             // starts so.
             Some(NameFormat::Mcp) | None => raw.strip_prefix(opts.prefix.as_str()).and_then(|r| r.strip_prefix(sep)),
         };
-        return !after_server.is_some_and(|rest| rest.contains(sep));
+        return after_server.is_none_or(|rest| crate::text::find(rest, sep).is_none());
     };
     let start = match opts.format.unwrap_or(NameFormat::Mcp) {
         NameFormat::Mcp => opts.prefix.len() + sep.len(),
         NameFormat::Server => 0,
         NameFormat::Bare => return true,
     };
-    raw.get(start..).and_then(|rest| rest.find(sep)) == Some(server.len())
+    raw.get(start..).and_then(|rest| crate::text::find(rest, sep)) == Some(server.len())
 }
 
 /// The parts of a name in one of the plain formats.
@@ -1182,6 +1210,30 @@ fn suffix_positions(names: &mut [String], taken: &dyn Fn(usize, &str) -> bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `check_options`' first look lets through exactly what its refusals find nothing in, and
+    /// its refusal is theirs: every format and rule, over prefixes and separators that start or
+    /// hold characters some rule refuses (outside ASCII too).
+    #[test]
+    fn check_options_refuses_what_its_refusals_find() {
+        let texts = ["", "mcp", "__", "-", "_", ".", ":", "1x", "-x", ".x", "a-b", "a.b", "a b", "\u{e9}", "x\u{e9}", "\u{1F600}", "t"];
+        let (mut refused, mut checked) = (0, 0);
+        for format in [None, Some(NameFormat::Mcp), Some(NameFormat::Server), Some(NameFormat::Bare)] {
+            for rule in [NameRule::Strict, NameRule::Gemini, NameRule::Portable] {
+                for prefix in texts {
+                    for separator in texts {
+                        let opts = NamingOptions { format, prefix: prefix.into(), separator: separator.into(), ..NamingOptions::default() };
+                        let message = |r: Result<()>| r.err().map(|e| (e.code, e.message));
+                        let got = message(check_options(&opts, rule));
+                        assert_eq!(got, message(refuse_options(&opts, rule)), "{format:?} {rule:?} {prefix:?} {separator:?}");
+                        refused += usize::from(got.is_some());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(refused > 0 && refused < checked, "{refused} of {checked}");
+    }
 
     /// A tool with no server never gets the name a server's tool has, in any turn: with `mcp`
     /// and `server`, `t__x` without a server once was `mcp__t__x` (`t__x`), server `t`'s tool

@@ -476,11 +476,18 @@ const SPARSE: usize = 32;
 /// `text` with its non-ASCII characters escaped, or as it is once more than `allowed` of its
 /// bytes turn out to be outside ASCII.
 fn escape_non_ascii(text: String, allowed: usize) -> String {
-    let bytes = text.as_bytes();
-    let mut i = next_non_ascii(bytes, 0);
-    if i == bytes.len() {
+    let i = next_non_ascii(text.as_bytes(), 0);
+    if i == text.len() {
         return text;
     }
+    escape_from(text, i, allowed)
+}
+
+/// [`escape_non_ascii`] from the first byte outside ASCII, at `i` (a function of its own: the
+/// first conversion of ASCII text does not compile it, see bench/README.md, "Cold start").
+#[inline(never)]
+fn escape_from(text: String, mut i: usize, allowed: usize) -> String {
+    let bytes = text.as_bytes();
     // Room for what `ascii_when_sparse` lets grow (see there); `ascii_only` may grow it more.
     let mut out = String::with_capacity(bytes.len() + bytes.len() / 8);
     let (mut start, mut outside) = (0, 0);
@@ -530,6 +537,23 @@ fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// `str::find` for a short needle (a separator): the byte offset of its first occurrence. Not
+/// `str::find` itself, whose searcher (1.8 KB of wasm) a conversion's first call would
+/// compile for the two bytes of `__` (see bench/README.md, "Cold start"); a needle of more
+/// than 16 bytes goes to it (where comparing at each offset could take long).
+pub(crate) fn find(haystack: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() || needle.len() > 16 {
+        return find_long(haystack, needle);
+    }
+    // A match starts on a character boundary: the needle starts with a character's first byte.
+    haystack.as_bytes().windows(needle.len()).position(|w| w == needle.as_bytes())
+}
+
+#[inline(never)]
+fn find_long(haystack: &str, needle: &str) -> Option<usize> {
+    haystack.find(needle)
 }
 
 /// How many characters of a value an error message quotes ([`quote`]).
@@ -877,6 +901,20 @@ mod tests {
     }
     use super::*;
     use serde_json::json;
+
+    /// `find` gives what `str::find` gives, for needles of one to 16 bytes (and past them, where
+    /// it is `str::find`), inside and across characters of more than one byte.
+    #[test]
+    fn find_is_str_find() {
+        let long = "_".repeat(17);
+        let haystacks = ["", "_", "__", "mcp__server__tool", "a_b__c___d", "\u{e9}__\u{e9}_", "\u{1F600}_\u{1F600}__x", "x".repeat(40).as_str(), &format!("a{long}b"), "sixteen_bytes!!!sixteen_bytes!!!"].map(str::to_owned);
+        let needles = ["_", "__", "___", "\u{e9}_", "_\u{1F600}", "x", "xy", "sixteen_bytes!!!", "sixteen_bytes!!!s", "", long.as_str()];
+        for h in &haystacks {
+            for n in needles {
+                assert_eq!(find(h, n), h.find(n), "{h:?} {n:?}");
+            }
+        }
+    }
 
     fn same(v: &Value) {
         assert_eq!(to_string(v), serde_json::to_string(v).unwrap(), "for {v:?}");

@@ -414,7 +414,9 @@ fn keys_unique(entries: &[(Text<'_>, Node<'_>)]) -> bool {
 }
 
 /// [`keys_unique`] past 64 keys: the same probing in a table at most half full, on the heap.
-/// (Sorting the keys instead brought in core's sort for `&str`, 6.6 KB of wasm.)
+/// (Sorting the keys instead brought in core's sort for `&str`, 6.6 KB of wasm.) Not inlined:
+/// most objects have fewer keys, and a function is compiled on its first call.
+#[inline(never)]
 fn keys_unique_table(entries: &[(Text<'_>, Node<'_>)]) -> bool {
     let size = (entries.len() * 2).next_power_of_two();
     let shift = 64 - size.trailing_zeros();
@@ -662,7 +664,9 @@ impl Declarations {
     /// Names every tool as `convert::run` would (`None` for a tool [`prepare`] refuses), and
     /// opens the output, with room for what the tools will likely take: Gemini's text of a
     /// schema is about its input's size or less, but up to three times that with references
-    /// shared across a schema.
+    /// shared across a schema. Not inlined into [`prepare_with`], whose other providers' first
+    /// call would compile it (see bench/README.md, "Cold start").
+    #[inline(never)]
     fn start(tools: &[Node], naming: Naming, provider: Provider, len: usize, refs: bool) -> Option<Declarations> {
         let mut pairs = Vec::with_capacity(tools.len());
         for tool in tools {
@@ -947,25 +951,13 @@ pub(crate) fn prepare_with<'a>(
             // enum of numbers, written as strings) is lowered here like any other.
             let mut levels = Levels::new(provider, opts).with_plans(plans);
             let i = out.tools.len();
-            let lowered = match (unique && lowers, refs) {
-                (true, false) => {
-                    // The lowered tree in the scratch arena, emptied once it is written.
-                    let mut levels = Levels::new(provider, opts).with_plans(plans);
-                    let lowered = gemini::lower_root(&node, &mut levels, &scratch);
-                    let passed = lowered.map(|p| Declarations::take(&mut out.declarations, i, &head, p, &mut buffer));
-                    scratch.reset();
-                    passed
+            let lowered = match unique && lowers {
+                true => {
+                    let objects = note.map(|n| n.objects).filter(|_| refs);
+                    let lowering = Lowering { provider, opts, plans, refs, objects };
+                    lowering.declare(schema, &mut out.declarations, i, &head, &mut scratch, &mut buffer)
                 }
-                (true, true) => {
-                    // Inlined in a scratch arena, emptied once the text is written.
-                    let objects = note.map(|n| n.objects);
-                    let mut levels = Levels::new(provider, opts).with_plans(plans);
-                    let lowered = refs::lower(schema, objects, &scratch, &mut levels);
-                    let passed = lowered.map(|p| Declarations::take(&mut out.declarations, i, &head, p, &mut buffer));
-                    scratch.reset();
-                    passed
-                }
-                _ => None,
+                false => None,
             };
             // The schema as passed, or back for the general path.
             let passed = if let Some(passed) = lowered {
@@ -1006,9 +998,38 @@ pub(crate) fn prepare_with<'a>(
     Some(out)
 }
 
+/// How [`prepare_with`] lowers a schema for Gemini's `parameters` ([`Lowering::declare`]).
+struct Lowering<'o> {
+    provider: Provider,
+    opts: &'o SchemaOptions,
+    plans: bool,
+    /// Whether the schema holds a `$ref` key, and then the objects the reader counted in it.
+    refs: bool,
+    objects: Option<usize>,
+}
+
+impl Lowering<'_> {
+    /// `schema` lowered (its references inlined first, if it has any) in the scratch arena,
+    /// emptied once it is written as the declaration of tool `i`. A function of its own, not
+    /// inlined into [`prepare_with`], whose other providers' first call would compile it
+    /// (see bench/README.md, "Cold start").
+    #[inline(never)]
+    fn declare<'a>(&self, schema: &Node, declarations: &mut Option<Declarations>, i: usize, head: &Head, scratch: &mut Bump, buffer: &mut Vec<u8>) -> Option<Passed<'a>> {
+        let node = *schema;
+        let mut levels = Levels::new(self.provider, self.opts).with_plans(self.plans);
+        let lowered = match self.refs {
+            false => gemini::lower_root(&node, &mut levels, scratch),
+            true => refs::lower(schema, self.objects, scratch, &mut levels),
+        };
+        let passed = lowered.map(|p| Declarations::take(declarations, i, head, p, buffer));
+        scratch.reset();
+        passed
+    }
+}
+
 /// Whether a root's `$schema` names draft 3 (`schema::declares_draft_3`).
 fn declares_draft_3(root: &Node) -> bool {
-    root.get("$schema").and_then(Node::as_str).is_some_and(|uri| uri.contains("draft-03"))
+    root.get("$schema").and_then(Node::as_str).is_some_and(|uri| crate::schema::names_draft(uri, b'3'..=b'3'))
 }
 
 /// Whether some object of the tree has a key of draft 3's that `schema::rewrite_draft3`
@@ -1446,7 +1467,7 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     if (bounded || values.is_some() || constant.is_some()) && !allows_some(entries, ty, values, constant) {
         return false;
     }
-    if entries.iter().any(|(k, _)| *k == "allOf") && crate::schema::lower::has_disjoint_values(&node.to_value()) {
+    if entries.iter().any(|(k, _)| *k == "allOf") && all_of_disjoint(node) {
         return false;
     }
     // fix_subschema_slots: every subschema position holds schemas; then recurse into them.
@@ -1473,6 +1494,14 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     }
     levels.depth -= 1;
     true
+}
+
+/// Whether a node with `allOf` allows no value, as `report_disjoint_values` reads it (a
+/// function of its own, as the other parts of [`clean_node`] few schemas reach: it is
+/// compiled on its first call, see bench/README.md, "Cold start").
+#[inline(never)]
+fn all_of_disjoint(node: &Node) -> bool {
+    crate::schema::lower::has_disjoint_values(&node.to_value())
 }
 
 /// [`ValueRule::fits_value`] on a node of the tree.
@@ -1526,6 +1555,7 @@ fn allows_some(entries: &[(Text, Node)], ty: Option<&Node>, values: Option<&Node
 
 /// [`clean_node`] on shared expansion `i` (see [`refs`]), as [`Levels::shared`] does it; its
 /// text is written later, by `Node::write_spliced`.
+#[inline(never)]
 fn clean_shared(i: usize, levels: &mut Levels) -> bool {
     levels.shared(i, |node, levels| clean_node(node, levels).then_some(&[][..])).is_some()
 }
@@ -1558,12 +1588,18 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
         // properties one by one; many through a map of them (a `required` of thousands of names
         // is not quadratic).
         Some(Node::Arr(names)) if names.len() <= NameSet::FEW => names.iter().all(|n| n.as_str().is_some_and(|name| props.iter().any(|(k, p)| k.as_str() == name && allows(p)))),
-        Some(Node::Arr(names)) => {
-            let by_name: HashMap<&str, &Node> = props.iter().map(|(k, p)| (k.as_str(), p)).collect();
-            names.iter().all(|n| n.as_str().and_then(|name| by_name.get(name)).is_some_and(|p| allows(p)))
-        }
+        Some(Node::Arr(names)) => many_required_found(props, names),
         Some(_) => false,
     }
+}
+
+/// [`clean_properties`] for more than [`NameSet::FEW`] `required` names: each names a property
+/// whose schema is not `false`, looked up in a map of them (a function of its own, as few
+/// schemas require that many).
+#[inline(never)]
+fn many_required_found(props: &[(Text, Node)], names: &[Node]) -> bool {
+    let by_name: HashMap<&str, &Node> = props.iter().map(|(k, p)| (k.as_str(), p)).collect();
+    names.iter().all(|n| n.as_str().and_then(|name| by_name.get(name)).is_some_and(|p| !matches!(p, Node::Bool(false))))
 }
 
 /// A `required` list, for asking whether it names a property: scanned when it holds a few names,
@@ -1594,6 +1630,12 @@ fn names_once(names: &[Node]) -> bool {
     if names.len() <= NameSet::FEW {
         return names.iter().enumerate().all(|(i, n)| n.as_str().is_some() && !names[..i].iter().any(|m| m.as_str() == n.as_str()));
     }
+    many_names_once(names)
+}
+
+/// [`names_once`] for more than [`NameSet::FEW`] names (a function of its own: few lists are so long).
+#[inline(never)]
+fn many_names_once(names: &[Node]) -> bool {
     let mut seen = NameSet::default();
     names.iter().all(|n| n.as_str().is_some_and(|name| seen.insert(name)))
 }

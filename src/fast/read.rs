@@ -380,6 +380,13 @@ impl<'a> Reader<'a> {
             (true, true) if n != 0 && n <= 1 << 63 => return Some(Node::Num(self.arena.alloc((n as i64).wrapping_neg().into()))),
             _ => self.loose += 1,
         }
+        self.number_by_serde(start)
+    }
+
+    /// The number from `start` to here, read by serde_json (a function of its own: the first
+    /// call on text of plain integers does not compile it, see bench/README.md, "Cold start").
+    #[inline(never)]
+    fn number_by_serde(&mut self, start: usize) -> Option<Node<'a>> {
         match serde_json::from_str(self.text.get(start..self.pos)?) {
             Ok(Value::Number(n)) => Some(Node::Num(self.arena.alloc(n))),
             _ => None,

@@ -458,18 +458,25 @@ pub(crate) fn declares_draft_3_to_7(root: &JsonObject) -> bool {
 
 /// Whether a `$schema` URI names draft 4 to 7.
 pub(crate) fn names_draft_4_to_7(uri: &str) -> bool {
-    ["draft-04", "draft-05", "draft-06", "draft-07"].iter().any(|d| uri.contains(d))
+    names_draft(uri, b'4'..=b'7')
+}
+
+/// Whether `uri` holds `draft-0N` for a digit N of `digits`. Not `str::contains`: its searcher
+/// (1.8 KB of wasm) would be compiled on a conversion's first call, for a `$schema` most
+/// schemas written by zod-to-json-schema have (see bench/README.md, "Cold start").
+pub(crate) fn names_draft(uri: &str, digits: std::ops::RangeInclusive<u8>) -> bool {
+    uri.as_bytes().windows(8).any(|w| w[..7] == *b"draft-0" && digits.contains(&w[7]))
 }
 
 /// Whether a `$schema` URI names draft 3 to 7: the drafts whose `$ref` ignores every keyword
 /// beside it.
 pub(crate) fn names_draft_3_to_7(uri: &str) -> bool {
-    uri.contains("draft-03") || names_draft_4_to_7(uri)
+    names_draft(uri, b'3'..=b'7')
 }
 
 /// Whether a root's `$schema` names draft 3.
 pub(crate) fn declares_draft_3(root: &JsonObject) -> bool {
-    root.find("$schema").and_then(Value::as_str).is_some_and(|uri| uri.contains("draft-03"))
+    root.find("$schema").and_then(Value::as_str).is_some_and(|uri| names_draft(uri, b'3'..=b'3'))
 }
 
 /// Draft 3's keywords that no later draft reads, which every validator of draft 4 on (ajv has
@@ -1331,6 +1338,29 @@ fn escape_start_before(text: &[u8], from: usize, end: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The draft tests say what `str::contains` with each draft's name says.
+    #[test]
+    fn names_draft_is_contains() {
+        let contains = |uri: &str, drafts: &[&str]| drafts.iter().any(|d| uri.contains(d));
+        for uri in [
+            "",
+            "http://json-schema.org/draft-07/schema#",
+            "http://json-schema.org/draft-04/schema",
+            "http://json-schema.org/draft-03/schema#",
+            "https://json-schema.org/draft/2020-12/schema",
+            "http://json-schema.org/draft-08/schema#",
+            "draft-0",
+            "draft-05",
+            "xdraft-06draft-03",
+            "draft-0\u{e9}draft-07",
+            "http://json-schema.org/schema#",
+        ] {
+            assert_eq!(names_draft_4_to_7(uri), contains(uri, &["draft-04", "draft-05", "draft-06", "draft-07"]), "{uri}");
+            assert_eq!(names_draft_3_to_7(uri), contains(uri, &["draft-03", "draft-04", "draft-05", "draft-06", "draft-07"]), "{uri}");
+            assert_eq!(names_draft(uri, b'3'..=b'3'), uri.contains("draft-03"), "{uri}");
+        }
+    }
 
     fn run(v: Value) -> (Value, RootShape, Cx) {
         let mut cx = Cx::new(Limits::default());

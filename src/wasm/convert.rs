@@ -24,6 +24,14 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
     if let Some(text) = crate::wasm::interop::flat_options_text(v) {
         return options_text(&text);
     }
+    options_checked(v)
+}
+
+/// [`options_param`] for options [`crate::wasm::interop::flat_options_text`] does not take: read
+/// through every check (a function of its own: the first call with flat options does not
+/// compile it).
+#[inline(never)]
+fn options_checked(v: &JsValue) -> Result<ConvertOptions, Error> {
     refuse_lossy_known(v, "options", &[], Some(&core::OPTION_KEYS))?;
     refuse_lone_surrogate_server(v)?;
     options_text(&json_text(v, "options")?)
@@ -266,26 +274,37 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
     let (json, bytes) = text_or_bytes_param(&json, "json")?;
     let provider = provider_param(&provider)?;
     let opts = match options.as_string() {
-        Some(text) => {
-            // A server's name with a lone surrogate is refused as in options given as an object
-            // (see `refuse_lone_surrogate_server`), escaped in the text or not.
-            if crate::wasm::interop::holds_lone_surrogate(&options) {
-                return Err(Error::new(ErrorCode::InvalidOptions, crate::wasm::interop::lone_surrogate_name("options (JSON text)")));
-            }
-            if text.contains("\\u") {
-                if let Ok(v) = caught::parse(&text) {
-                    refuse_lone_surrogate_server(&v)?;
-                }
-            }
-            options_text(&text)?
-        }
+        Some(text) => options_json_text(&options, &text)?,
         None => options_param(&options)?,
     };
     Ok(if bytes {
-        js_sys::Uint8Array::from(&core::convert_json_bytes(&json, provider, &opts)?[..]).into()
+        bytes_out(&core::convert_json_bytes(&json, provider, &opts)?)
     } else {
         JsValue::from_str(&crate::text::ascii_when_sparse(core::convert_json(&json, provider, &opts)?))
     })
+}
+
+/// Options given as JSON text to [`convert_mcp_tools_json`] (a function of its own, as the
+/// other less common readings: a call compiles what it runs, see bench/README.md, "Cold start").
+#[inline(never)]
+fn options_json_text(options: &JsValue, text: &str) -> Result<ConvertOptions, Error> {
+    // A server's name with a lone surrogate is refused as in options given as an object
+    // (see `refuse_lone_surrogate_server`), escaped in the text or not.
+    if crate::wasm::interop::holds_lone_surrogate(options) {
+        return Err(Error::new(ErrorCode::InvalidOptions, crate::wasm::interop::lone_surrogate_name("options (JSON text)")));
+    }
+    if text.contains("\\u") {
+        if let Ok(v) = caught::parse(text) {
+            refuse_lone_surrogate_server(&v)?;
+        }
+    }
+    options_text(text)
+}
+
+/// [`convert_mcp_tools_json`]'s output for input given as bytes.
+#[inline(never)]
+fn bytes_out(bytes: &[u8]) -> JsValue {
+    js_sys::Uint8Array::from(bytes).into()
 }
 
 /// Converts and also returns the name map (as `NameMap.toJSON()` gives it) and the report.

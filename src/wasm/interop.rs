@@ -1044,23 +1044,34 @@ fn too_big(what: &str, bytes: usize) -> Error {
 /// JSON text given as a string or as UTF-8 bytes (`Uint8Array`); says which.
 /// A byte order mark at the start (as editors on Windows save JSON) is left out: JSON has none.
 pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bool)> {
-    let unmarked = |mut s: String| {
-        if s.starts_with('\u{FEFF}') {
-            s.drain(..'\u{FEFF}'.len_utf8());
-        }
-        s
-    };
+    // Bytes compared, not `str::starts_with(char)`, which encodes the character first.
+    let unmarked = |s: String| if s.as_bytes().starts_with("\u{FEFF}".as_bytes()) { unmark(s) } else { s };
     if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
         return Ok((unmarked(json_string_text(s, what)?), false));
     }
     if is_uint8array(v) {
         return Ok((unmarked(bytes_text(v, what)?), true));
     }
+    Err(not_text_or_bytes(v, what))
+}
+
+/// `s` without the byte order mark it starts with ([`text_or_bytes_param`]).
+#[cold]
+#[inline(never)]
+fn unmark(mut s: String) -> String {
+    s.drain(..'\u{FEFF}'.len_utf8());
+    s
+}
+
+/// [`text_or_bytes_param`]'s error for a value that is neither.
+#[cold]
+#[inline(never)]
+fn not_text_or_bytes(v: &JsValue, what: &str) -> Error {
     let t = v.js_typeof().as_string().unwrap_or_default();
-    Err(Error::new(
+    Error::new(
         ErrorCode::InvalidInput,
         format!("{what} must be a string or a Uint8Array, got {}", if v.is_null() { "null".owned() } else { t }),
-    ))
+    )
 }
 
 /// A JS string of JSON text (or of a stream with JSON in it) as UTF-8, a lone UTF-16 surrogate
@@ -1119,19 +1130,24 @@ fn bytes_text(bytes: &JsValue, what: &str) -> Result<String> {
 /// A required string parameter. An object given in its place (a tool call, a name map: an
 /// argument order or call style mistaken) is named, with the string meant where it shows.
 pub(crate) fn string_param(v: &JsValue, what: &str) -> Result<String> {
-    v.as_string().ok_or_else(|| {
-        let mut m = format!("{what} must be a string, got {}", describe_js(v));
-        if v.is_object() {
-            if get(v, "providerName").is_string() {
-                m.push_str(": a parsed tool call? pass call.providerName (and call.arguments)");
-            } else if let Some(name) = get(v, "name").as_string().filter(|_| what == "name") {
-                m.push_str(&format!(": the MCP SDK's callTool({{name, arguments}})? toolwire's is callTool(name, args), here callTool({}, ...)", crate::text::quote(&name)));
-            } else if what == "provider" {
-                m.push_str(": the arguments' order? convertMcpTools(tools, provider), parseToolCalls(response, provider, nameMap), toolResultMessage(call, result, provider)");
-            }
+    v.as_string().ok_or_else(|| not_a_string(v, what))
+}
+
+/// [`string_param`]'s error (a function of its own: a call given a string does not compile it).
+#[cold]
+#[inline(never)]
+fn not_a_string(v: &JsValue, what: &str) -> Error {
+    let mut m = format!("{what} must be a string, got {}", describe_js(v));
+    if v.is_object() {
+        if get(v, "providerName").is_string() {
+            m.push_str(": a parsed tool call? pass call.providerName (and call.arguments)");
+        } else if let Some(name) = get(v, "name").as_string().filter(|_| what == "name") {
+            m.push_str(&format!(": the MCP SDK's callTool({{name, arguments}})? toolwire's is callTool(name, args), here callTool({}, ...)", crate::text::quote(&name)));
+        } else if what == "provider" {
+            m.push_str(": the arguments' order? convertMcpTools(tools, provider), parseToolCalls(response, provider, nameMap), toolResultMessage(call, result, provider)");
         }
-        Error::new(ErrorCode::InvalidInput, m)
-    })
+    }
+    Error::new(ErrorCode::InvalidInput, m)
 }
 
 /// [`string_param`] for a name (a tool's, a server's, a policy's pattern): a lone UTF-16
