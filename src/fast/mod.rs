@@ -1156,7 +1156,10 @@ impl<'k, V> Map<'k, V> {
         ManuallyDrop::into_inner(self.0)
     }
     fn position(&self, key: &str) -> Option<usize> {
-        self.0.iter().position(|(k, _)| *k == key)
+        let found = self.0.iter().position(|(k, _)| *k == key);
+        #[cfg(test)]
+        MAP_STEPS.with(|s| s.set(s.get() + found.map_or(self.0.len(), |i| i + 1)));
+        found
     }
     fn get(&self, key: &str) -> Option<&V> {
         self.position(key).map(|i| &self.0[i].1)
@@ -1176,6 +1179,13 @@ impl<'k, V> Map<'k, V> {
     fn take(&mut self, key: &str) -> Option<V> {
         self.position(key).map(|i| self.0.swap_remove(i).1)
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Keys a [`Map`] lookup compared on this thread, for tests that the lookups of a node grow
+    /// in proportion to its keys.
+    pub(super) static MAP_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 const TYPE: u64 = head_of(b"type");

@@ -247,20 +247,16 @@ fn strict_object<'n, 'a>(
     if may(has, keys::ADDITIONAL) && !matches!(raw(&o, "additionalProperties"), None | Some(Node::Bool(false))) {
         return Err(Stop::NotStrict);
     }
+    let mut notes = Notes(None);
     if may(has, keys::FORMAT) && raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         if let Some(v) = o.take("format") {
-            fold(&mut o, "format", v, arena)?;
+            fold(&mut o, &mut notes, "format", v, arena)?;
         }
     }
     if removed {
-        // In the map's order after the swap-removes above, as the general path lists them.
-        let removable = List::from_iter_in(o.0.iter().map(|(k, _)| *k).filter(|k| class(k) != Class::Kept), arena);
-        for key in removable {
-            if let Some(v) = o.take(key) {
-                fold(&mut o, key, v, arena)?;
-            }
-        }
+        fold_removed(&mut o, &mut notes, arena)?;
     }
+    notes.write(&mut o);
     let (mut typed, mut is_object) = if may(has, keys::TYPE) { type_names(raw(&o, "type")) } else { (false, false) };
     if !typed && may(has, keys::PROPERTIES) && o.has("properties") {
         o.insert("type", Val::Raw(&OBJECT));
@@ -558,8 +554,51 @@ fn type_names(t: Option<&Node>) -> (bool, bool) {
     }
 }
 
-/// `openai::fold`: the note of a removed keyword appended to the description.
-fn fold<'n>(o: &mut Map<'n, Val<'n, '_>>, key: &str, removed: Val, arena: &'n Bump) -> Step<()> {
+/// Keys past which [`fold_removed`] finds each removed keyword by where it was moved to, not by
+/// a scan of the map per keyword (quadratic in the keys: 64,000 unknown keywords took seconds).
+/// A node has a handful of keys: the scan is the cheaper there.
+const SCANNED_KEYS: usize = 32;
+
+/// The keywords strict mode cannot express removed (`openai::strict_object`'s loop over
+/// `removable`) and folded into `notes`, in the map's order after the swap-removes before, as
+/// the general path lists them, each swap-removed as there.
+fn fold_removed<'n, 'a>(o: &mut Map<'n, Val<'n, 'a>>, notes: &mut Notes<'n>, arena: &'n Bump) -> Step<()> {
+    if o.0.len() <= SCANNED_KEYS {
+        let removable = List::from_iter_in(o.0.iter().map(|(k, _)| *k).filter(|k| class(k) != Class::Kept), arena);
+        for key in removable {
+            if let Some(v) = o.take(key) {
+                fold(o, notes, key, v, arena)?;
+            }
+        }
+        return Ok(());
+    }
+    // The keys are distinct (duplicates go the general way), so a removed keyword is the entry
+    // listed, wherever the swap-removes before it moved it: where each entry is (`at`) and
+    // which entry each place holds (`held`), kept as `swap_remove` moves the last entry.
+    let n = o.0.len();
+    let mut at = List::from_iter_in(0..n, arena);
+    let mut held = List::from_iter_in(0..n, arena);
+    let removable = List::from_iter_in((0..n).filter(|&i| class(o.0[i].0) != Class::Kept), arena);
+    for entry in removable {
+        let place = at[entry];
+        let (key, v) = o.0.swap_remove(place);
+        let last = held.pop().unwrap_or(entry);
+        if place < held.len() {
+            held[place] = last;
+            at[last] = place;
+        }
+        fold(o, notes, key, v, arena)?;
+        // The description the first note added, last.
+        if o.0.len() > held.len() {
+            at.push(held.len());
+            held.push(at.len() - 1);
+        }
+    }
+    Ok(())
+}
+
+/// `openai::fold`: the note of a removed keyword added to the node's `notes`.
+fn fold<'n>(o: &mut Map<'n, Val<'n, '_>>, notes: &mut Notes<'n>, key: &str, removed: Val, arena: &'n Bump) -> Step<()> {
     let Val::Raw(value) = removed else { return Err(Stop::General) };
     if keyword(key) != Keyword::Other && matches!(value, Node::Obj(_) | Node::Arr(_)) {
         // The note would quote subschemas as the non-strict path left them.
@@ -571,29 +610,55 @@ fn fold<'n>(o: &mut Map<'n, Val<'n, '_>>, key: &str, removed: Val, arena: &'n Bu
         return Err(Stop::General);
     }
     if let Some(hint) = keyword_hint(key, &value.to_value()) {
-        append_note(o, &hint, arena);
+        notes.add(o, &hint, arena);
     }
     Ok(())
 }
 
-/// `append_description` of the note `(hint)` (which starts with "(", so the separator is a
-/// space), the description written once, in the arena.
-fn append_note<'n>(o: &mut Map<'n, Val<'n, '_>>, hint: &str, arena: &'n Bump) {
-    let description = match o.get("description") {
-        Some(Val::Raw(Node::Str(d))) => Some(d.as_ref()),
-        Some(Val::Text(d)) => Some(*d),
-        _ => None,
-    };
-    let kept = description.filter(|d| !d.trim().is_empty()).map(str::trim_end);
-    let mut joined = bumpalo::collections::String::with_capacity_in(kept.map_or(0, |d| d.len() + 1) + hint.len() + 2, arena);
-    if let Some(d) = kept {
-        joined.push_str(d);
-        joined.push(' ');
+/// The notes `(hint)` of a node's removed keywords, each appended to its description in turn
+/// (`append_description`: a note starts with "(", so the separator is a space), written in the
+/// arena once: the description copied for each note was quadratic in a node's notes (24,000
+/// unknown keywords took the 4 GiB of wasm32).
+struct Notes<'n>(Option<bumpalo::collections::String<'n>>);
+
+impl<'n> Notes<'n> {
+    /// Appends `(hint)`. The first note puts the description where `insert` does (last, if
+    /// the node has none), and [`Notes::write`] fills it.
+    fn add(&mut self, o: &mut Map<'n, Val<'n, '_>>, hint: &str, arena: &'n Bump) {
+        if let Some(joined) = &mut self.0 {
+            joined.reserve(hint.len() + 3);
+            joined.push_str(" (");
+            joined.push_str(hint);
+            joined.push(')');
+            return;
+        }
+        let place = o.position("description");
+        let description = match place.map(|i| &o.0[i].1) {
+            Some(Val::Raw(Node::Str(d))) => Some(d.as_ref()),
+            Some(Val::Text(d)) => Some(*d),
+            _ => None,
+        };
+        let kept = description.filter(|d| !d.trim().is_empty()).map(str::trim_end);
+        let mut joined = bumpalo::collections::String::with_capacity_in(kept.map_or(0, |d| d.len() + 1) + hint.len() + 2, arena);
+        if let Some(d) = kept {
+            joined.push_str(d);
+            joined.push(' ');
+        }
+        joined.push('(');
+        joined.push_str(hint);
+        joined.push(')');
+        if place.is_none() {
+            o.0.push(("description", Val::Text("")));
+        }
+        self.0 = Some(joined);
     }
-    joined.push('(');
-    joined.push_str(hint);
-    joined.push(')');
-    o.insert("description", Val::Text(joined.into_bump_str()));
+
+    /// The description with the notes, if there are any.
+    fn write(self, o: &mut Map<'n, Val<'n, '_>>) {
+        if let Some(joined) = self.0 {
+            o.insert("description", Val::Text(joined.into_bump_str()));
+        }
+    }
 }
 
 /// The characters of an enum's strings.
@@ -896,6 +961,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     if raw(&o, "pattern").and_then(Node::as_str).is_some_and(anthropic::pattern_unsupported) {
         drop.push("pattern");
     }
+    let mut notes = Notes(None);
     for key in drop {
         if let Some(removed) = o.take(key) {
             let Val::Raw(value) = removed else { return Err(Stop::General) };
@@ -904,9 +970,10 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
                 continue;
             }
             let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.owned());
-            append_note(&mut o, &hint, arena);
+            notes.add(&mut o, &hint, arena);
         }
     }
+    notes.write(&mut o);
     // `for_each_subschema_mut`: every subschema position, in key order.
     for (key, slot) in o.0.iter_mut() {
         let Val::Raw(value) = slot else { continue };
@@ -1580,5 +1647,96 @@ mod tests {
         let (fast, general) = (convert_json(&tools.to_string(), Provider::OpenAi, &opts).unwrap(), convert(tools, Provider::OpenAi, &opts).unwrap());
         assert_eq!(general.tools[0]["function"]["strict"], json!(false));
         assert_eq!(fast, general.tools.to_string());
+    }
+
+    /// One node with `n` keywords strict mode removes (`{prefix}{i}: "v{i}"`), and a
+    /// description.
+    fn many_keywords(n: usize, prefix: &str) -> Value {
+        let mut x = serde_json::Map::new();
+        x.insert("type".into(), json!("string"));
+        x.insert("description".into(), json!("d"));
+        for i in 0..n {
+            x.insert(format!("{prefix}{i}"), json!(format!("v{i}")));
+        }
+        json!({"type": "object", "properties": {"x": x}})
+    }
+
+    /// The bytes of the scratch arena and the map keys compared that OpenAI's strict rewrite of
+    /// `schema` takes.
+    fn strict_costs(schema: &Value) -> (usize, usize) {
+        use crate::fast::{read::read, Levels, MAP_STEPS};
+        let text = schema.to_string();
+        let tree = bumpalo::Bump::new();
+        let node = read(&text, &tree).unwrap();
+        let mut scratch = bumpalo::Bump::new();
+        let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
+        MAP_STEPS.with(|s| s.set(0));
+        let outcome = super::lower_root(&node, &mut Levels::new(Provider::OpenAi, &opts), Provider::OpenAi, &scratch, &mut Vec::new());
+        assert!(matches!(outcome, Some(super::Outcome::Strict(..))));
+        let steps = MAP_STEPS.with(std::cell::Cell::get);
+        (scratch.iter_allocated_chunks().map(<[_]>::len).sum(), steps)
+    }
+
+    /// A node's removed keywords cost in proportion to them, in time and in the arena: the
+    /// description was copied for each note (24,000 unknown keywords took the 4 GiB of wasm32)
+    /// and each keyword found by a scan of the node's keys.
+    #[test]
+    fn many_removed_keywords_cost_in_proportion() {
+        let costs = ["kw", "x-k"].map(|prefix| (prefix, strict_costs(&many_keywords(1000, prefix)), strict_costs(&many_keywords(4000, prefix))));
+        for (_, (bytes, steps), (bytes_4x, steps_4x)) in costs {
+            assert!(bytes_4x <= 5 * bytes && steps_4x <= 5 * steps, "bytes and keys compared at 1,000 and 4,000 keywords: {costs:?}");
+        }
+        // As the general path writes it.
+        let (t, took) = strict(many_keywords(4000, "kw"));
+        assert_eq!(took, Took::Strict);
+        let description = t["parameters"]["properties"]["x"]["description"].as_str().unwrap();
+        assert!(description.starts_with("d (kw0: "), "{}", &description[..40]);
+        assert_eq!(description.matches(" (kw").count(), 4000);
+        assert_eq!(t["parameters"]["properties"]["x"].as_object().unwrap().len(), 2);
+    }
+
+    /// Past [`super::SCANNED_KEYS`] keys, the removed keywords are found where the swap-removes
+    /// moved them: the same key order and notes as the general path, with and without a
+    /// description (blank too), a `format` folded first, kept keys between.
+    #[test]
+    fn removed_keywords_of_a_large_node_keep_the_general_order() {
+        let kept = ["type", "title", "pattern"];
+        let mut seed = 7u64;
+        let mut next = |below: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % below
+        };
+        for round in 0..60 {
+            let mut x = serde_json::Map::new();
+            let keys = [10, 31, 32, 33, 40, 90][round % 6];
+            let description = [None, Some(json!("D ")), Some(json!("  ")), Some(json!("D."))][round / 6 % 4].clone();
+            let at = next(keys as u64 + 1) as usize;
+            for i in 0..keys {
+                if i == at {
+                    if let Some(d) = &description {
+                        x.insert("description".into(), d.clone());
+                    }
+                    if round % 3 == 0 {
+                        x.insert("format".into(), json!("uri"));
+                    }
+                }
+                match next(6) {
+                    0 => x.insert(kept[next(kept.len() as u64) as usize].into(), json!("string")),
+                    1 => x.insert(format!("x-k{i}"), json!(i)),
+                    // Bounds that do not contradict one another (the general path would say so).
+                    2 => match next(3) {
+                        0 => x.insert("minLength".into(), json!(i)),
+                        1 => x.insert("maxLength".into(), json!(100 + i)),
+                        _ => x.insert("multipleOf".into(), json!(i + 1)),
+                    },
+                    3 => x.insert(["readOnly", "deprecated", "uniqueItems"][next(3) as usize].into(), json!(true)),
+                    _ => x.insert(format!("kw{i}"), json!(format!("v{i}"))),
+                };
+            }
+            x.insert("type".into(), json!("string"));
+            let schema = json!({"type": "object", "properties": {"x": x}});
+            let (_, took) = strict(schema.clone());
+            assert_eq!(took, Took::Strict, "{schema}");
+        }
     }
 }

@@ -224,6 +224,39 @@ test("input too large for the module's memory is a LIMIT_EXCEEDED error, not a t
   assert.match(e.message, /needs 3221225472 bytes of memory/);
 });
 
+test("one node with 24,000 to 200,000 unknown keywords converts in strict mode (their notes cost linear memory, not a trap)", () => {
+  // Strict mode folds each into the description as a note: the description copied for each note took the
+  // 4 GiB of wasm32 at 24,000 (a 434 KB schema), a trap, after which every call of the module failed.
+  const tool = (n) => {
+    const x = { type: "string", description: "d" };
+    for (let i = 0; i < n; i++) x["kw" + i] = "v" + i;
+    return { name: "t", inputSchema: { type: "object", properties: { x } } };
+  };
+  const notes = (d) => d.match(/ \(kw\d+: "v\d+"\)/g).length;
+  for (const n of [24_000, 64_000]) {
+    const text = JSON.stringify([tool(n)]);
+    for (const provider of ["openai", "openai-responses"]) {
+      const out = JSON.parse(tw.convertMcpToolsJson(text, provider, { strict: true }));
+      const params = provider === "openai" ? out[0].function.parameters : out[0].parameters;
+      assert.equal(out[0].strict ?? out[0].function.strict, true, provider);
+      assert.deepEqual(Object.keys(params.properties.x), ["type", "description"], provider);
+      assert.equal(notes(params.properties.x.description), n, `${provider}, ${n}`);
+      stillWorks();
+    }
+  }
+  // The objects' API, through the general path.
+  const out = tw.convertMcpTools([tool(24_000)], "openai", { strict: true });
+  assert.equal(notes(out[0].function.parameters.properties.x.description), 24_000);
+  stillWorks();
+  // 200,000 are past maxNodes, and convert once it is raised.
+  const text = JSON.stringify([tool(200_000)]);
+  const e = survives(() => tw.convertMcpToolsJson(text, "openai", { strict: true }), ["LIMIT_EXCEEDED"]);
+  assert.match(e.message, /more than limits.maxNodes/);
+  const big = JSON.parse(tw.convertMcpToolsJson(text, "openai", { strict: true, limits: { maxNodes: 300_000 } }));
+  assert.equal(notes(big[0].function.parameters.properties.x.description), 200_000);
+  stillWorks();
+});
+
 test("50 MB strings are refused by the string limit, and accepted when it is raised", () => {
   const big = "x".repeat(50 * 1024 * 1024);
   const e = survives(() => tw.convertMcpTools([{ name: "big", description: big }], "anthropic"), ["LIMIT_EXCEEDED"]);
