@@ -39,7 +39,7 @@ use crate::providers::{fix_root_structure, Compiled, Relaxed, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, merge_root_combinators_named, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_strict, report_unresolvable, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
-use crate::schema::{append_description, is_annotation, Cx};
+use crate::schema::{is_annotation, Cx, Notes};
 use crate::text::Owned as _;
 
 /// Formats Anthropic strict mode accepts.
@@ -396,6 +396,7 @@ fn strict_rewritten(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<
             drop.push(key.clone());
         }
     }
+    let mut notes = Notes::default();
     for (i, key) in drop.into_iter().enumerate() {
         if let Some(v) = obj.remove(&key) {
             // `uniqueItems: false` allows what its absence does: nothing to say.
@@ -412,10 +413,11 @@ fn strict_rewritten(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<
                     continue;
                 }
             };
-            append_description(obj, &format!("({hint})"));
+            notes.add(obj, &format!("({hint})"));
             cx.change(rules.keyword, format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
         }
     }
+    notes.write(obj);
     if let Some((why, at)) = outside_strict_values(obj) {
         let at = format!("{}{at}", cx.path());
         return Ok(Err(format!("{why} at {}", display_path(&at))));

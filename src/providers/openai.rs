@@ -36,7 +36,7 @@ use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
 use crate::schema::refs::{inline_refs_strict, lookup, report_unresolvable, Chains, Shared, StrictInlining};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut, slot, Slot};
-use crate::schema::{append_description, is_annotation, Cx};
+use crate::schema::{append_description, is_annotation, Cx, Notes};
 use crate::text::Owned as _;
 
 /// Formats OpenAI strict mode accepts (`'uri' is not a valid format`, posit-dev/chatlas#255).
@@ -677,9 +677,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     if let Err(reason) = distribute_into_branches(obj, cx) {
         return Ok(Err(reason));
     }
+    let mut notes = Notes::default();
     if obj.find("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         if let Some(v) = obj.take("format") {
-            fold(obj, cx, "format", &v);
+            fold(obj, &mut notes, cx, "format", &v);
         }
     }
     if openapi_nullable(obj) {
@@ -689,9 +690,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     let removable: Vec<String> = obj.keys().filter(|k| !STRICT_KEYWORDS.contains(&k.as_str())).cloned().collect();
     for key in removable {
         if let Some(v) = obj.remove(&key) {
-            fold(obj, cx, &key, &v);
+            fold(obj, &mut notes, cx, &key, &v);
         }
     }
+    notes.write(obj);
     if types_of(obj).is_empty() && obj.has("properties") {
         obj.put("type", string("object"));
         cx.change("openai/strict-infer-object", "schema with properties but no type: typed object");
@@ -1032,9 +1034,9 @@ pub(crate) fn openapi_nullable(obj: &mut JsonObject) -> bool {
     true
 }
 
-fn fold(obj: &mut JsonObject, cx: &mut Cx, key: &str, v: &Value) {
+fn fold(obj: &mut JsonObject, notes: &mut Notes, cx: &mut Cx, key: &str, v: &Value) {
     if let Some(hint) = keyword_hint(key, v) {
-        append_description(obj, &format!("({hint})"));
+        notes.add(obj, &format!("({hint})"));
         cx.change("openai/strict-keyword", format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
     } else {
         cx.change("openai/strict-keyword", format!("`{key}` is not supported in strict mode; removed"));
@@ -1052,6 +1054,38 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { strict, ..SchemaOptions::default() };
         (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    /// The general path's strict modes write a node's notes in proportion to them (each was
+    /// appended by copying the description so far: seconds for 64,000 unknown keywords), in the
+    /// order the keywords had.
+    #[test]
+    fn many_removed_keywords_write_notes_in_proportion() {
+        use crate::convert::{convert, ConvertOptions};
+        use crate::providers::Provider;
+        use crate::schema::DESCRIPTION_BYTES;
+        let tools = |n: usize| {
+            let mut x = serde_json::Map::new();
+            x.insert("type".into(), json!("string"));
+            for i in 0..n {
+                x.insert(format!("kw{i}"), json!(format!("v{i}")));
+            }
+            json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"x": x}}}])
+        };
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = true;
+        for provider in [Provider::OpenAi, Provider::Anthropic] {
+            let bytes = [1000, 4000].map(|n| {
+                DESCRIPTION_BYTES.with(|b| b.set(0));
+                let out = convert(tools(n), provider, &opts).unwrap();
+                let schema = if provider == Provider::OpenAi { &out.tools[0]["function"]["parameters"] } else { &out.tools[0]["input_schema"] };
+                let description = schema["properties"]["x"]["description"].as_str().unwrap();
+                assert!(description.starts_with(r#"(kw0: "v0") (kw1: "v1") (kw2: "#), "{provider:?}");
+                assert_eq!(description.matches(" (kw").count(), n - 1, "{provider:?}");
+                DESCRIPTION_BYTES.with(std::cell::Cell::get)
+            });
+            assert!(bytes[1] <= 5 * bytes[0], "{provider:?}: {bytes:?} bytes written at 1,000 and 4,000 keywords");
+        }
     }
 
     /// An object open through `unevaluatedProperties` (`true`, or a schema for the undeclared
