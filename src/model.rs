@@ -307,12 +307,88 @@ impl NameIndex {
     }
 }
 
+/// Whether a text that grows at its end holds a string: a suffix automaton of the text's
+/// bytes, built in time and space in proportion to the text, each question read in the length
+/// of the string asked of it, not of the text. For descriptions joined one after another, where
+/// [`str::contains`] on the text so far would read it again at each join.
+#[derive(Debug)]
+pub(crate) struct Substrings {
+    states: Vec<SuffixState>,
+    last: u32,
+}
+
+/// A state of [`Substrings`]: the longest of the texts it ends, its suffix link
+/// ([`Substrings::NONE`] for the first), and its edges by byte.
+type SuffixState = (u32, u32, Vec<(u8, u32)>);
+
+impl Default for Substrings {
+    fn default() -> Self {
+        Substrings { states: vec![(0, Self::NONE, Vec::new())], last: 0 }
+    }
+}
+
+impl Substrings {
+    const NONE: u32 = u32::MAX;
+
+    fn edge(&self, state: u32, byte: u8) -> Option<u32> {
+        self.states[state as usize].2.iter().find(|e| e.0 == byte).map(|e| e.1)
+    }
+
+    /// Adds `bytes` at the end of the text, the last one first when `reversed`.
+    pub(crate) fn extend(&mut self, bytes: &[u8], reversed: bool) {
+        for i in 0..bytes.len() {
+            let b = bytes[if reversed { bytes.len() - 1 - i } else { i }];
+            #[cfg(test)]
+            NAME_STEPS.with(|s| s.set(s.get() + 1));
+            let cur = self.states.len() as u32;
+            self.states.push((self.states[self.last as usize].0 + 1, 0, Vec::new()));
+            let mut p = self.last;
+            while p != Self::NONE && self.edge(p, b).is_none() {
+                self.states[p as usize].2.push((b, cur));
+                p = self.states[p as usize].1;
+            }
+            if let Some(q) = (p != Self::NONE).then(|| self.edge(p, b)).flatten() {
+                if self.states[p as usize].0 + 1 == self.states[q as usize].0 {
+                    self.states[cur as usize].1 = q;
+                } else {
+                    let clone = self.states.len() as u32;
+                    let (_, link, edges) = self.states[q as usize].clone();
+                    self.states.push((self.states[p as usize].0 + 1, link, edges));
+                    while p != Self::NONE && self.edge(p, b) == Some(q) {
+                        self.states[p as usize].2.iter_mut().filter(|e| e.0 == b).for_each(|e| e.1 = clone);
+                        p = self.states[p as usize].1;
+                    }
+                    self.states[q as usize].1 = clone;
+                    self.states[cur as usize].1 = clone;
+                }
+            }
+            self.last = cur;
+        }
+    }
+
+    /// Whether the text holds `bytes` in a row (`bytes` read the last first when `reversed`).
+    pub(crate) fn contains(&self, bytes: &[u8], reversed: bool) -> bool {
+        let mut state = 0;
+        for i in 0..bytes.len() {
+            #[cfg(test)]
+            NAME_STEPS.with(|s| s.set(s.get() + 1));
+            match self.edge(state, bytes[if reversed { bytes.len() - 1 - i } else { i }]) {
+                Some(next) => state = next,
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 thread_local! {
     /// Names put in a [`NameSet`], [`NamePositions`] or [`NameIndex`] on this thread, names
-    /// compared or hashed in looking one up ([`count_steps`]), and strings of the borrowed tree
-    /// read for comparing (`fast::Node::as_str`): the work of joining or checking lists of
-    /// names, for tests that it grows in proportion to the names.
+    /// compared or hashed in looking one up ([`count_steps`]), strings of the borrowed tree read
+    /// for comparing (`fast::Node::as_str`), members and chain nodes read to look references up
+    /// (`fast::refs::Pointers`), references of the expansion stack read for its recursions
+    /// (`schema::refs::Unrolling`) and bytes read by [`Substrings`]: the work of joining or
+    /// checking lists of names, for tests that it grows in proportion to the names.
     pub(crate) static NAME_STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
@@ -1486,6 +1562,33 @@ mod tests {
         }
         assert_eq!(description_text(Some("\u{a0}"), Some("title")), "title");
         assert_eq!(description_text(Some(" a"), Some("title")), " a");
+    }
+
+    /// [`Substrings`] holds what [`str::contains`] finds, for every piece of texts grown a byte
+    /// at a time, forwards and in reverse, over a small alphabet (many repeats) and in UTF-8.
+    #[test]
+    fn substrings_hold_what_contains_finds() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        for alphabet in [&["a", "b"][..], &["a", "b", "c", " "], &["é", "a", "\n"]] {
+            for _ in 0..60 {
+                let text: String = (0..next(40)).map(|_| alphabet[next(alphabet.len())]).collect();
+                let mut held = Substrings::default();
+                held.extend(text.as_bytes(), false);
+                let mut reversed = Substrings::default();
+                reversed.extend(text.as_bytes(), true);
+                for _ in 0..40 {
+                    let asked: String = (0..next(6)).map(|_| alphabet[next(alphabet.len())]).collect();
+                    assert_eq!(held.contains(asked.as_bytes(), false), text.contains(&asked), "{text:?} {asked:?}");
+                    assert_eq!(reversed.contains(asked.as_bytes(), true), text.contains(&asked), "{text:?} {asked:?}");
+                }
+            }
+        }
     }
 
     /// `sort_pairs` orders as core's sort does, and `sorted_by_key` as a stable sort by key does,

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{add_names, object, string, JsonObject, Keyed as _, NameIndex, NameSet, Put as _, Take as _};
+use crate::model::{add_names, object, string, JsonObject, Keyed as _, NameIndex, NameSet, Put as _, Substrings, Take as _};
 use crate::schema::domain::{self, Domain};
 use crate::schema::siblings::{combine, const_within, Combined};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
@@ -667,6 +667,8 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
         // new without comparing it with each.
         let mut alternatives_seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut seen_hashes: Vec<std::collections::HashSet<u64>> = Vec::new();
+        // What the root's description holds, once a branch's is joined to it (see below).
+        let mut held: Option<Substrings> = None;
         for (i, branch) in branches.iter().enumerate() {
             let Value::Object(b) = branch else {
                 cx.at(key, |cx| {
@@ -773,12 +775,22 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
             if is_all {
                 // A branch's text is kept as a nested merge keeps it: its description joined to
                 // the root's, its title where the root has none.
+                // The root's description grows at its end: what it holds is asked of `held`, and
+                // the text extended in place, rather than each branch reading and copying it all.
                 if let Some(Value::String(bd)) = b.find("description").filter(|d| d.as_str().is_some_and(|d| !d.trim().is_empty())) {
                     match root.find_mut("description") {
                         Some(Value::String(d)) => {
-                            if !d.contains(bd.trim()) {
-                                let joined = format!("{} {}", d.trim_end(), bd.trim());
-                                *d = joined;
+                            let held = held.get_or_insert_with(|| {
+                                let mut held = Substrings::default();
+                                held.extend(d.trim_end().as_bytes(), false);
+                                held
+                            });
+                            if !held.contains(bd.trim().as_bytes(), false) {
+                                d.truncate(d.trim_end().len());
+                                d.push(' ');
+                                d.push_str(bd.trim());
+                                held.extend(b" ", false);
+                                held.extend(bd.trim().as_bytes(), false);
                             }
                         }
                         _ => {
@@ -1875,6 +1887,44 @@ mod tests {
         let mut root = json!({"anyOf":[{"properties":{"v":{"type":"integer"}}},{"properties":{"v":a}},{"properties":{"v":{"type":"integer"}}},{"properties":{"v":b}},{"properties":{"v":{"type":"boolean"}}}]});
         merge_root_combinators(root.as_object_mut().unwrap(), &mut Cx::new(Limits::default()));
         assert_eq!(root["properties"]["v"], json!({"anyOf":[{"type":"integer"},{"type":"string","pattern":"^a"},{"type":"boolean"}]}));
+    }
+
+    /// Thousands of root `allOf` branches with a description each: each joined to the root's
+    /// in proportion to its own length (each was searched for in the text joined so far, which
+    /// was copied to add it), to the same text as joining them one by one: a branch's
+    /// description once, where the text holds it, trimmed, after the root's.
+    #[test]
+    fn many_all_of_descriptions_join_in_linear_time() {
+        let descriptions = ["a", " a b ", "b", "", "  ", "c\n", "b c", "é"];
+        let run = |n: usize, wide: bool, root: Option<&str>| {
+            let branches: Vec<Value> = (0..n)
+                .map(|i| match wide {
+                    true => json!({"description": format!("branch {i}"), "properties": {format!("p{i}"): {"type": "string"}}}),
+                    false => json!({"description": descriptions[i % descriptions.len()], "title": "T"}),
+                })
+                .collect();
+            let mut o = json!({"type": "object", "allOf": branches}).as_object().cloned().unwrap();
+            if let Some(d) = root {
+                o.insert("description".into(), json!(d));
+            }
+            let before = crate::model::NAME_STEPS.with(|s| s.get());
+            merge_root_combinators(&mut o, &mut Cx::new(Limits::default()));
+            (crate::model::NAME_STEPS.with(|s| s.get()) - before, o)
+        };
+        let (small, large) = (run(2_000, true, Some("root")).0, run(8_000, true, Some("root")).0);
+        assert!(large <= 5 * small, "{small} then {large} steps for 4 times the branches");
+        for root in [None, Some("root "), Some(" a"), Some("")] {
+            let (_, o) = run(30, false, root);
+            let mut want: Option<String> = root.map(str::to_owned);
+            for d in (0..30).map(|i| descriptions[i % descriptions.len()]).filter(|d| !d.trim().is_empty()) {
+                want = Some(match want {
+                    Some(w) if w.contains(d.trim()) => w,
+                    Some(w) => format!("{} {}", w.trim_end(), d.trim()),
+                    None => d.trim().to_owned(),
+                });
+            }
+            assert_eq!(o.get("description").and_then(Value::as_str), want.as_deref(), "{root:?}");
+        }
     }
 
     /// Thousands of `allOf` branches that each require a name: each name is looked up once

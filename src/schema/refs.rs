@@ -28,6 +28,7 @@
 //! several places is then expanded (and later lowered and written) once, and the tree holds a
 //! placeholder for it everywhere else.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
@@ -35,6 +36,7 @@ use serde_json::{Map, Value};
 use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, Put as _};
+use crate::schema::siblings::JoinedDescriptions;
 use crate::schema::walk::{slot, Keyword, Slot};
 use crate::schema::{is_annotation, Cx};
 use crate::text::Owned as _;
@@ -145,6 +147,7 @@ fn inline_counted(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: b
     let mut st = State {
         stack: Vec::new(),
         first_hop: Vec::new(),
+        unrolling: None,
         soft_budget: (input_nodes * 4).max(2_000),
         unroll_budget: unroll_budget(input_nodes),
         unrolled_refs: 0,
@@ -401,12 +404,75 @@ pub(crate) fn write_schema(out: &mut Vec<u8>, schema: &Value) {
     });
 }
 
+/// The recursions ([`reference_components`]) of the references on the expansion stack, kept
+/// as the stack grows and shrinks once they are first asked of ([`State::unrolled`]): how many
+/// chains of the stack hold a reference of a recursion is then known in a step, where reading
+/// the stack at each reference made a chain of thousands of aliases back to its start cost the
+/// square of its length.
+#[derive(Default)]
+pub(crate) struct Unrolling {
+    /// The chains on the stack (each begins at a first hop).
+    chains: usize,
+    /// Per recursion: how many chains on the stack hold a reference of it, and the last one.
+    held: HashMap<usize, usize>,
+    last: HashMap<usize, usize>,
+    /// Per stack entry: whether it begins a chain, and where it is the first of its chain in its
+    /// recursion, the recursion and the chain that held one before.
+    entries: Vec<(bool, Option<(usize, usize)>)>,
+}
+
+impl Unrolling {
+    /// A reference in recursion `component` pushed on the stack; `first`: of its chain.
+    pub(crate) fn push(&mut self, component: usize, first: bool) {
+        #[cfg(test)]
+        crate::model::NAME_STEPS.with(|s| s.set(s.get() + 1));
+        debug_assert!(first || self.chains > 0, "the stack begins with a chain's first hop");
+        self.chains += usize::from(first);
+        let chain = self.chains - 1;
+        let last = self.last.insert(component, chain).unwrap_or(usize::MAX);
+        let undo = (last != chain).then(|| {
+            *self.held.entry(component).or_insert(0) += 1;
+            (component, last)
+        });
+        self.entries.push((first, undo));
+    }
+
+    /// The stack cut to `len` entries.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        while self.entries.len() > len {
+            let Some((first, undo)) = self.entries.pop() else { break };
+            #[cfg(test)]
+            crate::model::NAME_STEPS.with(|s| s.set(s.get() + 1));
+            if let Some((component, before)) = undo {
+                self.held.entry(component).and_modify(|n| *n -= 1);
+                self.last.insert(component, before);
+            }
+            self.chains -= usize::from(first);
+        }
+    }
+
+    /// How many chains on the stack below `base` (the entries before it) hold a reference of
+    /// recursion `component`.
+    pub(crate) fn count(&self, component: usize, base: usize) -> usize {
+        let n = self.held.get(&component).copied().unwrap_or(0);
+        // The entries from `base` on are one chain, the last.
+        n - usize::from(self.entries.len() > base && self.last.get(&component) == Some(&(self.chains - 1)))
+    }
+
+    /// Whether a reference of recursion `component` is on the stack.
+    pub(crate) fn holds(&self, component: usize) -> bool {
+        self.held.get(&component).is_some_and(|&n| n > 0)
+    }
+}
+
 struct State {
     /// The references being expanded, outermost first (ids).
     stack: Vec<usize>,
     /// Whether each reference of `stack` is the first of its chain of aliases (see
     /// [`State::unrolled`]).
     first_hop: Vec<bool>,
+    /// The recursions on `stack`, once asked of.
+    unrolling: Option<Unrolling>,
     soft_budget: usize,
     /// See [`unroll_budget`]; how many references were expanded inside their recursion, and
     /// how many were cut for that budget.
@@ -487,17 +553,40 @@ impl State {
             return 0;
         }
         let c = self.component(id, root);
-        let stack = std::mem::take(&mut self.stack);
-        let (mut n, mut hit) = (0, false);
-        for (k, &s) in stack[..base].iter().enumerate() {
-            if self.first_hop[k] {
-                n += usize::from(hit);
-                hit = false;
+        self.unrolling(root).count(c, base)
+    }
+
+    /// The recursions on the stack ([`Unrolling`]), made from it the first time.
+    fn unrolling(&mut self, root: &Value) -> &Unrolling {
+        if self.unrolling.is_none() {
+            let mut unrolling = Unrolling::default();
+            for k in 0..self.stack.len() {
+                unrolling.push(self.component(self.stack[k], root), self.first_hop[k]);
             }
-            hit |= self.component(s, root) == c;
+            self.unrolling = Some(unrolling);
         }
-        self.stack = stack;
-        n + usize::from(hit)
+        self.unrolling.get_or_insert_with(Unrolling::default)
+    }
+
+    /// `id` pushed on the stack, `first` of its chain.
+    fn push(&mut self, id: usize, first: bool, root: &Value) {
+        self.stack.push(id);
+        self.first_hop.push(first);
+        if self.unrolling.is_some() {
+            let c = self.component(id, root);
+            if let Some(unrolling) = &mut self.unrolling {
+                unrolling.push(c, first);
+            }
+        }
+    }
+
+    /// The stack cut to `len` entries.
+    fn truncate(&mut self, len: usize) {
+        self.stack.truncate(len);
+        self.first_hop.truncate(len);
+        if let Some(unrolling) = &mut self.unrolling {
+            unrolling.truncate(len);
+        }
     }
 
     /// Whether any of the references `visited` is in a recursion being expanded around here
@@ -506,10 +595,11 @@ impl State {
         if self.stack.is_empty() {
             return false;
         }
-        let stack = std::mem::take(&mut self.stack);
-        let around: Vec<usize> = stack.iter().map(|&s| self.component(s, root)).collect();
-        self.stack = stack;
-        visited.iter().any(|&v| around.contains(&self.component(v, root)))
+        self.unrolling(root);
+        visited.iter().any(|&v| {
+            let c = self.component(v, root);
+            self.unrolling.as_ref().is_some_and(|u| u.holds(c))
+        })
     }
 
     /// The recursion of reference `id` (its strongly connected component), found for every
@@ -888,8 +978,7 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
                 return Ok(placeholder);
             }
         }
-        st.stack.push(id);
-        st.first_hop.push(i == 0);
+        st.push(id, i == 0, root);
     }
     let pushed = cut_at.map_or(chain.len(), |(i, _)| i);
     let outcome = match (cut_at, looped) {
@@ -953,15 +1042,25 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
             }
         }
     };
-    st.stack.truncate(st.stack.len() - pushed);
-    st.first_hop.truncate(st.stack.len());
+    st.truncate(st.stack.len() - pushed);
     let (mut value, top, measured) = outcome?;
     if st.stopped {
         return Ok(Value::Null);
     }
-    // The siblings of each hop combined with what its target gave, innermost first.
+    // The siblings of each hop combined with what its target gave, innermost first; two
+    // descriptions joined apart (the node keeps the first in its place) and put in once.
+    let mut joined: Option<JoinedDescriptions> = None;
     for i in (1..top).rev() {
-        value = with_siblings(value, hop_siblings(i), root, st, cx)?;
+        let mut siblings = hop_siblings(i);
+        let own = chain[i - 1].1.get("description").and_then(Value::as_str);
+        if let (Some(Value::String(d)), Some(own)) = (value.get("description"), own) {
+            siblings.shift_remove("description");
+            joined.get_or_insert_with(|| JoinedDescriptions::new(Cow::Owned(d.clone()))).join(own);
+        }
+        value = with_siblings(value, siblings, root, st, cx)?;
+    }
+    if let (Some(joined), Value::Object(o)) = (joined, &mut value) {
+        o.insert("description".owned(), Value::String(joined.text()));
     }
     if let (true, Some((nodes, height))) = (share, measured) {
         let id = st.id(reference);

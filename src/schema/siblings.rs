@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::model::JsonObject;
+use crate::model::{JsonObject, Substrings};
 use crate::schema::Cx;
 
 /// Keywords that are read together: what one says depends on the others of its node.
@@ -81,6 +81,74 @@ pub(crate) fn joined_description<'a>(own: &'a str, definition: &'a str) -> Cow<'
         s.push_str("\n\n");
         s.push_str(d);
         Cow::Owned(s)
+    }
+}
+
+/// [`joined_description`] applied along a chain of references, innermost first: each hop's
+/// `own` joined to the text so far as its `definition`. The same text, written once at the end
+/// ([`JoinedDescriptions::text`]), and each question whether the text so far holds an `own`
+/// answered without reading that text again ([`Substrings`], of its bytes in reverse since it
+/// grows at its start): joining thousands of hops one by one copied and searched it at each.
+pub(crate) struct JoinedDescriptions<'a> {
+    /// The text: `lead`, the pieces (the last one first), `trail`. The pieces are the text
+    /// trimmed, what [`joined_description`] reads of a `definition`; `len` their length.
+    lead: Cow<'a, str>,
+    pieces: Vec<Cow<'a, str>>,
+    trail: Cow<'a, str>,
+    len: usize,
+    reversed: Substrings,
+    /// The text given, while the text is one as given (and borrowed).
+    pub(crate) whole: Option<&'a str>,
+}
+
+impl<'a> JoinedDescriptions<'a> {
+    /// The text of a `definition`.
+    pub(crate) fn new(definition: Cow<'a, str>) -> Self {
+        let mut joined = JoinedDescriptions { lead: "".into(), pieces: Vec::new(), trail: "".into(), len: 0, reversed: Substrings::default(), whole: None };
+        joined.restart(definition);
+        joined
+    }
+
+    fn restart(&mut self, text: Cow<'a, str>) {
+        let (start, core) = (text.len() - text.trim_start().len(), text.trim().len());
+        let part = |r: std::ops::Range<usize>| match &text {
+            Cow::Borrowed(t) => Cow::Borrowed(&t[r]),
+            Cow::Owned(t) => Cow::Owned(t[r].to_owned()),
+        };
+        (self.lead, self.trail) = (part(0..start), part(start + core..text.len()));
+        self.pieces = vec![part(start..start + core)];
+        self.len = core;
+        self.reversed = Substrings::default();
+        self.reversed.extend(self.pieces[0].as_bytes(), true);
+        self.whole = match text {
+            Cow::Borrowed(t) => Some(t),
+            Cow::Owned(_) => None,
+        };
+    }
+
+    /// The text so far, joined to `own` before it as [`joined_description`] joins them.
+    pub(crate) fn join(&mut self, own: &'a str) {
+        let o = own.trim();
+        let within = |j: &Self| j.len <= o.len() && o.contains(j.pieces.iter().rev().map(|p| &**p).collect::<String>().as_str());
+        if self.len == 0 || within(self) {
+            self.restart(Cow::Borrowed(own));
+        } else if !o.is_empty() && !self.reversed.contains(o.as_bytes(), true) {
+            self.lead = Cow::Borrowed(&own[..own.len() - own.trim_start().len()]);
+            (self.trail, self.whole) = (Cow::Borrowed(""), None);
+            self.pieces.extend([Cow::Borrowed("\n\n"), Cow::Borrowed(o)]);
+            self.len += o.len() + 2;
+            self.reversed.extend(b"\n\n", false);
+            self.reversed.extend(o.as_bytes(), true);
+        }
+    }
+
+    /// The text.
+    pub(crate) fn text(&self) -> String {
+        let mut s = String::with_capacity(self.lead.len() + self.len + self.trail.len());
+        s.push_str(&self.lead);
+        self.pieces.iter().rev().for_each(|p| s.push_str(p));
+        s.push_str(&self.trail);
+        s
     }
 }
 
@@ -474,6 +542,42 @@ mod tests {
         assert!(cx.changes[0].message.contains("`title` (\"ISODate\")"), "{}", cx.changes[0].message);
         assert_eq!(joined_description("a b", "b"), "a b");
         assert_eq!(joined_description("b", "a b"), "a b");
+    }
+
+    /// Descriptions joined along a chain ([`JoinedDescriptions`]) are those [`joined_description`]
+    /// gives joined one by one: the same text, the same string given where it is one, for
+    /// descriptions that hold one another, in part or across the joins, blank, and with
+    /// white space around them.
+    #[test]
+    fn descriptions_joined_along_a_chain_are_joined_one_by_one() {
+        let words = ["a", "b", " a ", "a\n\nb", "b\n\na", "", "  ", "ab", "a b", "\tb ", "é", "a\n", "\nb", "ba\n\nab"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        for _ in 0..3_000 {
+            let first = words[next(words.len())];
+            let owns: Vec<&str> = (0..next(8)).map(|_| words[next(words.len())]).collect();
+            let mut joined = JoinedDescriptions::new(Cow::Borrowed(first));
+            let mut want = Cow::Borrowed(first);
+            for own in &owns {
+                joined.join(own);
+                want = match joined_description(own, &want) {
+                    Cow::Borrowed(d) if std::ptr::eq(d, *own) => Cow::Borrowed(*own),
+                    Cow::Borrowed(_) => want,
+                    Cow::Owned(d) => Cow::Owned(d),
+                };
+                assert_eq!(joined.text(), want, "{first:?} then {owns:?}");
+                let given = match &want {
+                    Cow::Borrowed(w) => Some(*w),
+                    Cow::Owned(_) => None,
+                };
+                assert!(joined.whole.is_some_and(|w| given.is_some_and(|g| std::ptr::eq(w, g))) == given.is_some(), "{first:?} then {owns:?}");
+            }
+        }
     }
 
     #[test]
