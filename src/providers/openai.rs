@@ -683,6 +683,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             fold(obj, &mut notes, cx, "format", &v);
         }
     }
+    // The format's note goes on the node itself, before `nullable` may wrap it in an `anyOf`
+    // (which moves the node, and its description, into a branch).
+    notes.write(obj);
+    let mut notes = Notes::default();
     if openapi_nullable(obj) {
         cx.change("openai/strict-keyword", "`nullable: true` (OpenAPI) is not supported in strict mode; written as a `null` type");
     }
@@ -1085,6 +1089,36 @@ mod tests {
                 DESCRIPTION_BYTES.with(std::cell::Cell::get)
             });
             assert!(bytes[1] <= 5 * bytes[0], "{provider:?}: {bytes:?} bytes written at 1,000 and 4,000 keywords");
+        }
+    }
+
+    /// An unsupported `format` beside `nullable: true` that wraps the node (beside an `anyOf`
+    /// with a type, or a `$ref`): the format's note stays on the node, which becomes the wrap's
+    /// first branch, and no `description: null` is left in it (the note was written on the wrap
+    /// and its place in the node left as `null`).
+    #[test]
+    fn strict_format_note_stays_on_a_node_nullable_wraps() {
+        use crate::convert::{convert, convert_json, ConvertOptions};
+        use crate::providers::Provider;
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = true;
+        for (x, description) in [
+            (json!({"type":"object","format":"weird-fmt","nullable":true,"anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}), "(format: weird-fmt)"),
+            (json!({"type":"object","description":"hi","format":"weird-fmt","nullable":true,"anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}), "hi (format: weird-fmt)"),
+        ] {
+            let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{"x":x},"required":["x"]}}]);
+            for provider in [Provider::OpenAi, Provider::OpenAiResponses] {
+                let out = convert(tools.clone(), provider, &opts).unwrap();
+                let text = serde_json::to_string(&out.tools[0]).unwrap();
+                assert!(!text.contains("\"description\":null"), "{provider:?}: {text}");
+                let parameters = if provider == Provider::OpenAi { &out.tools[0]["function"]["parameters"] } else { &out.tools[0]["parameters"] };
+                let x = &parameters["properties"]["x"];
+                assert_eq!(x["anyOf"][0]["description"], json!(description), "{provider:?}: {x}");
+                assert_eq!(x["anyOf"][1], json!({"type":"null"}), "{provider:?}: {x}");
+                assert!(x.get("description").is_none(), "{provider:?}: {x}");
+                let json = convert_json(&tools.to_string(), provider, &opts).unwrap();
+                assert!(!json.contains("\"description\":null"), "{provider:?}: {json}");
+            }
         }
     }
 
