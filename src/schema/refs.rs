@@ -1056,6 +1056,12 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
         if let (Some(Value::String(d)), Some(own)) = (value.get("description"), own) {
             siblings.shift_remove("description");
             joined.get_or_insert_with(|| JoinedDescriptions::new(Cow::Owned(d.clone()))).join(own);
+        } else if siblings.contains_key("description") {
+            // A description that is no string overrides the text joined so far, as it overrides
+            // any other: the text is put in first.
+            if let (Some(joined), Value::Object(o)) = (joined.take(), &mut value) {
+                o.insert("description".owned(), Value::String(joined.text()));
+            }
         }
         value = with_siblings(value, siblings, root, st, cx)?;
     }
@@ -1612,6 +1618,25 @@ mod tests {
         let mut cx = Cx::new(Limits::default());
         let out = inline_refs(&v, &mut cx).expect("inlines");
         (out, cx)
+    }
+
+    /// A hop of an alias chain whose description is no string overrides the text joined so far
+    /// (reported as any override is), and a later hop's string overrides it in turn: the text
+    /// joined before it was put in at the end over everything, the non-string ignored.
+    #[test]
+    fn a_description_that_is_no_string_overrides_the_text_joined_along_a_chain() {
+        for d1 in ["one", "end"] {
+            let schema = json!({"type":"object","properties":{"x":{"$ref":"#/$defs/d0","description":"outer"}},"$defs":{
+                "d0":{"$ref":"#/$defs/d1","description":5},
+                "d1":{"$ref":"#/$defs/d2","description":d1},
+                "d2":{"type":"string","description":"end"}}});
+            let (out, _) = inline(schema);
+            assert_eq!(out["properties"]["x"], json!({"type":"string","description":"outer"}), "{d1}");
+            let (out, _) = inline(json!({"type":"object","properties":{"x":{"$ref":"#/$defs/d0","description":5}},"$defs":{
+                "d0":{"$ref":"#/$defs/d1","description":"one"},
+                "d1":{"type":"string","description":"end"}}}));
+            assert_eq!(out["properties"]["x"]["description"], json!(5), "{d1}");
+        }
     }
 
     /// References by `$id` resolve in the document, and a `#` pointer inside an embedded
