@@ -307,6 +307,51 @@ impl NameIndex {
     }
 }
 
+/// Whether a text that grows at one end holds a string, for descriptions joined one after
+/// another, each only where the text does not hold it yet. The first [`Holds::SCANS`] questions
+/// read the text ([`str::contains`]: for a few joins as cheap as an index, without its memory);
+/// the next are asked of a [`Substrings`] of the text, built then, each in the length of the
+/// string asked rather than of the text, while the text is at most [`Holds::MAX_INDEXED`] bytes
+/// (the index takes some 100 bytes per byte of text). A longer text is read at each question: in
+/// proportion to its length per join, never past wasm32's memory.
+#[derive(Debug, Default)]
+pub(crate) struct Holds {
+    asked: u32,
+    index: Option<Substrings>,
+}
+
+impl Holds {
+    const SCANS: u32 = 8;
+    pub(crate) const MAX_INDEXED: usize = 1 << 20;
+
+    /// Whether the text holds `needle`: `text` gives it when it is read, `len` is its length in
+    /// bytes. `reversed`: the text grows at its start (the index is of its bytes in reverse).
+    pub(crate) fn holds<'t>(&mut self, len: usize, text: impl FnOnce() -> std::borrow::Cow<'t, str>, needle: &str, reversed: bool) -> bool {
+        if self.index.is_none() && self.asked >= Self::SCANS && len <= Self::MAX_INDEXED {
+            let mut index = Substrings::default();
+            index.extend(text().as_bytes(), reversed);
+            let held = index.contains(needle.as_bytes(), reversed);
+            self.index = Some(index);
+            return held;
+        }
+        self.asked = self.asked.saturating_add(1);
+        match &self.index {
+            Some(index) => index.contains(needle.as_bytes(), reversed),
+            None => text().contains(needle),
+        }
+    }
+
+    /// `bytes` joined to the text (at its end; at its start when `reversed`, which reads them
+    /// last first), now `len` bytes long.
+    pub(crate) fn extend(&mut self, bytes: &[u8], reversed: bool, len: usize) {
+        if len > Self::MAX_INDEXED {
+            self.index = None;
+        } else if let Some(index) = &mut self.index {
+            index.extend(bytes, reversed);
+        }
+    }
+}
+
 /// Whether a text that grows at its end holds a string: a suffix automaton of the text's
 /// bytes, built in time and space in proportion to the text, each question read in the length
 /// of the string asked of it, not of the text. For descriptions joined one after another, where
@@ -1553,6 +1598,7 @@ fn error_name(o: &serde_json::Map<String, Value>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     /// `blank` is `trim().is_empty()`, for ASCII and other whitespace (U+000B, U+00A0, U+3000).
     #[test]
@@ -1562,6 +1608,47 @@ mod tests {
         }
         assert_eq!(description_text(Some("\u{a0}"), Some("title")), "title");
         assert_eq!(description_text(Some(" a"), Some("title")), " a");
+    }
+
+    /// [`Holds`] answers as [`str::contains`] on the text, before its index is built, with it
+    /// and after the text outgrows it, in both directions; a text past
+    /// [`Holds::MAX_INDEXED`] bytes is never indexed (some 100 bytes per byte of text: one
+    /// description of a megabyte and a few joins took 80 MB, a chain of megabyte descriptions
+    /// ran wasm32 out of memory).
+    #[test]
+    fn holds_answers_as_contains_and_indexes_only_small_texts() {
+        for reversed in [false, true] {
+            let mut text = String::from("a b");
+            let mut held = Holds::default();
+            for i in 0..40 {
+                let piece = format!("p{} b", i % 7);
+                for asked in [piece.as_str(), "a b", "b p1", "zz", "p3 b"] {
+                    assert_eq!(held.holds(text.len(), || Cow::Borrowed(text.as_str()), asked, reversed), text.contains(asked), "{reversed} {i} {text:?} {asked:?}");
+                }
+                if !text.contains(piece.as_str()) {
+                    if reversed {
+                        text = format!("{piece} {text}");
+                        held.extend(b" ", false, text.len());
+                        held.extend(piece.as_bytes(), true, text.len());
+                    } else {
+                        text = format!("{text} {piece}");
+                        held.extend(b" ", false, text.len());
+                        held.extend(piece.as_bytes(), false, text.len());
+                    }
+                }
+            }
+            assert!(held.index.is_some(), "{reversed}: indexed after {} questions", Holds::SCANS);
+            let big = "x".repeat(Holds::MAX_INDEXED - 2);
+            held.extend(big.as_bytes(), reversed, text.len() + big.len());
+            assert!(held.index.is_none(), "{reversed}: an index past {} bytes is dropped", Holds::MAX_INDEXED);
+            let mut large = Holds::default();
+            let text = "y".repeat(Holds::MAX_INDEXED + 1);
+            for _ in 0..20 {
+                assert!(large.holds(text.len(), || Cow::Borrowed(text.as_str()), "yy", reversed));
+                assert!(!large.holds(text.len(), || Cow::Borrowed(text.as_str()), "yx", reversed));
+            }
+            assert!(large.index.is_none(), "{reversed}: a text of {} bytes is read, not indexed", text.len());
+        }
     }
 
     /// [`Substrings`] holds what [`str::contains`] finds, for every piece of texts grown a byte

@@ -1,8 +1,10 @@
 //! Rewrites that several providers share.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
-use crate::model::{add_names, object, string, JsonObject, Keyed as _, NameIndex, NameSet, Put as _, Substrings, Take as _};
+use crate::model::{add_names, object, string, JsonObject, Keyed as _, Holds, NameIndex, NameSet, Put as _, Take as _};
 use crate::schema::domain::{self, Domain};
 use crate::schema::siblings::{combine, const_within, Combined};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
@@ -668,7 +670,7 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
         let mut alternatives_seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut seen_hashes: Vec<std::collections::HashSet<u64>> = Vec::new();
         // What the root's description holds, once a branch's is joined to it (see below).
-        let mut held: Option<Substrings> = None;
+        let mut held = Holds::default();
         for (i, branch) in branches.iter().enumerate() {
             let Value::Object(b) = branch else {
                 cx.at(key, |cx| {
@@ -780,17 +782,12 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
                 if let Some(Value::String(bd)) = b.find("description").filter(|d| d.as_str().is_some_and(|d| !d.trim().is_empty())) {
                     match root.find_mut("description") {
                         Some(Value::String(d)) => {
-                            let held = held.get_or_insert_with(|| {
-                                let mut held = Substrings::default();
-                                held.extend(d.trim_end().as_bytes(), false);
-                                held
-                            });
-                            if !held.contains(bd.trim().as_bytes(), false) {
+                            if !held.holds(d.len(), || Cow::Borrowed(d.trim_end()), bd.trim(), false) {
                                 d.truncate(d.trim_end().len());
                                 d.push(' ');
                                 d.push_str(bd.trim());
-                                held.extend(b" ", false);
-                                held.extend(bd.trim().as_bytes(), false);
+                                held.extend(b" ", false, d.len());
+                                held.extend(bd.trim().as_bytes(), false, d.len());
                             }
                         }
                         _ => {
@@ -1039,7 +1036,7 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     // they are many (thousands of branches, each requiring a name).
     let mut required = NameIndex::default();
     // What `obj`'s description holds, once a branch's is joined to it.
-    let mut held: Option<Substrings> = None;
+    let mut held = Holds::default();
     // Draft 4's boolean exclusive bounds as numbers, so that each bound combines whole.
     crate::schema::draft4_exclusives(obj);
     while let Some(branch) = queue.pop_front() {
@@ -1078,21 +1075,14 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
                     // extended in place, rather than each branch reading and copying it all.
                     if let Value::String(bd) = v {
                         let bd = bd.trim();
-                        if !bd.is_empty() {
-                            let held = held.get_or_insert_with(|| {
-                                let mut held = Substrings::default();
-                                held.extend(d.trim_end().as_bytes(), false);
-                                held
-                            });
-                            if !held.contains(bd.as_bytes(), false) {
-                                d.truncate(d.trim_end().len());
-                                d.push(' ');
-                                d.push_str(bd);
-                                #[cfg(test)]
-                                crate::schema::DESCRIPTION_BYTES.with(|b| b.set(b.get() + bd.len() + 1));
-                                held.extend(b" ", false);
-                                held.extend(bd.as_bytes(), false);
-                            }
+                        if !bd.is_empty() && !held.holds(d.len(), || Cow::Borrowed(d.trim_end()), bd, false) {
+                            d.truncate(d.trim_end().len());
+                            d.push(' ');
+                            d.push_str(bd);
+                            #[cfg(test)]
+                            crate::schema::DESCRIPTION_BYTES.with(|b| b.set(b.get() + bd.len() + 1));
+                            held.extend(b" ", false, d.len());
+                            held.extend(bd.as_bytes(), false, d.len());
                         }
                     }
                 }

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::model::{JsonObject, Substrings};
+use crate::model::{Holds, JsonObject};
 use crate::schema::Cx;
 
 /// Keywords that are read together: what one says depends on the others of its node.
@@ -87,8 +87,9 @@ pub(crate) fn joined_description<'a>(own: &'a str, definition: &'a str) -> Cow<'
 /// [`joined_description`] applied along a chain of references, innermost first: each hop's
 /// `own` joined to the text so far as its `definition`. The same text, written once at the end
 /// ([`JoinedDescriptions::text`]), and each question whether the text so far holds an `own`
-/// answered without reading that text again ([`Substrings`], of its bytes in reverse since it
-/// grows at its start): joining thousands of hops one by one copied and searched it at each.
+/// answered without reading that text again once there have been a few ([`Holds`], of its bytes
+/// in reverse since it grows at its start): joining thousands of hops one by one copied and
+/// searched it at each.
 pub(crate) struct JoinedDescriptions<'a> {
     /// The text: `lead`, the pieces (the last one first), `trail`. The pieces are the text
     /// trimmed, what [`joined_description`] reads of a `definition`; `len` their length.
@@ -96,7 +97,7 @@ pub(crate) struct JoinedDescriptions<'a> {
     pieces: Vec<Cow<'a, str>>,
     trail: Cow<'a, str>,
     len: usize,
-    reversed: Substrings,
+    held: Holds,
     /// The text given, while the text is one as given (and borrowed).
     pub(crate) whole: Option<&'a str>,
 }
@@ -104,7 +105,7 @@ pub(crate) struct JoinedDescriptions<'a> {
 impl<'a> JoinedDescriptions<'a> {
     /// The text of a `definition`.
     pub(crate) fn new(definition: Cow<'a, str>) -> Self {
-        let mut joined = JoinedDescriptions { lead: "".into(), pieces: Vec::new(), trail: "".into(), len: 0, reversed: Substrings::default(), whole: None };
+        let mut joined = JoinedDescriptions { lead: "".into(), pieces: Vec::new(), trail: "".into(), len: 0, held: Holds::default(), whole: None };
         joined.restart(definition);
         joined
     }
@@ -118,8 +119,7 @@ impl<'a> JoinedDescriptions<'a> {
         (self.lead, self.trail) = (part(0..start), part(start + core..text.len()));
         self.pieces = vec![part(start..start + core)];
         self.len = core;
-        self.reversed = Substrings::default();
-        self.reversed.extend(self.pieces[0].as_bytes(), true);
+        self.held = Holds::default();
         self.whole = match text {
             Cow::Borrowed(t) => Some(t),
             Cow::Owned(_) => None,
@@ -129,17 +129,22 @@ impl<'a> JoinedDescriptions<'a> {
     /// The text so far, joined to `own` before it as [`joined_description`] joins them.
     pub(crate) fn join(&mut self, own: &'a str) {
         let o = own.trim();
-        let within = |j: &Self| j.len <= o.len() && o.contains(j.pieces.iter().rev().map(|p| &**p).collect::<String>().as_str());
+        let within = |j: &Self| j.len <= o.len() && o.contains(Self::core_of(&j.pieces).as_str());
         if self.len == 0 || within(self) {
             self.restart(Cow::Borrowed(own));
-        } else if !o.is_empty() && !self.reversed.contains(o.as_bytes(), true) {
+        } else if !o.is_empty() && !self.held.holds(self.len, || Cow::Owned(Self::core_of(&self.pieces)), o, true) {
             self.lead = Cow::Borrowed(&own[..own.len() - own.trim_start().len()]);
             (self.trail, self.whole) = (Cow::Borrowed(""), None);
             self.pieces.extend([Cow::Borrowed("\n\n"), Cow::Borrowed(o)]);
             self.len += o.len() + 2;
-            self.reversed.extend(b"\n\n", false);
-            self.reversed.extend(o.as_bytes(), true);
+            self.held.extend(b"\n\n", false, self.len);
+            self.held.extend(o.as_bytes(), true, self.len);
         }
+    }
+
+    /// The pieces joined: the text without its `lead` and `trail`.
+    fn core_of(pieces: &[Cow<'a, str>]) -> String {
+        pieces.iter().rev().map(|p| &**p).collect()
     }
 
     /// The text.

@@ -257,6 +257,32 @@ test("one node with 24,000 to 200,000 unknown keywords converts in strict mode (
   stillWorks();
 });
 
+test("descriptions of a megabyte joined along a $ref chain and an allOf cost memory in proportion to the text, not a trap", () => {
+  // Whether the text joined so far holds a description was asked of an index of the text (some 100 bytes per
+  // byte): a chain of 40 aliases with a megabyte of description each ran wasm32 out of memory (a trap, 15 s).
+  let seed = 1;
+  const letters = "abcdefghijklmnopqrstuvwxyz ";
+  const text = () => {
+    const chars = new Array(1_000_000);
+    for (let i = 0; i < chars.length; i++) chars[i] = letters[(seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 27];
+    return "x" + chars.join("") + "y";
+  };
+  const $defs = {};
+  for (let i = 0; i < 40; i++) $defs["d" + i] = { $ref: "#/$defs/d" + (i + 1), description: text() };
+  $defs.d40 = { type: "string", description: "END" };
+  const chain = JSON.stringify([{ name: "t", inputSchema: { type: "object", properties: { x: { $ref: "#/$defs/d0" } }, $defs } }]);
+  const out = JSON.parse(tw.convertMcpToolsJson(chain, "gemini"));
+  const joined = out[0].functionDeclarations[0].parameters.properties.x.description;
+  assert.equal(joined, [...Array(40).keys()].map((i) => $defs["d" + i].description).join("\n\n") + "\n\nEND");
+  stillWorks();
+  // One description of 20 MB and an allOf branch's joined to it, with the string limit raised.
+  const big = text().repeat(20);
+  const allOf = { type: "object", properties: { x: { type: "string", description: big, allOf: [{ minLength: 1, description: "ONE" }] } } };
+  const merged = JSON.parse(tw.convertMcpToolsJson(JSON.stringify([{ name: "t", inputSchema: allOf }]), "gemini", { limits: { maxStringBytes: 64 * 1024 * 1024 } }));
+  assert.equal(merged[0].functionDeclarations[0].parameters.properties.x.description, big + " ONE");
+  stillWorks();
+});
+
 test("50 MB strings are refused by the string limit, and accepted when it is raised", () => {
   const big = "x".repeat(50 * 1024 * 1024);
   const e = survives(() => tw.convertMcpTools([{ name: "big", description: big }], "anthropic"), ["LIMIT_EXCEEDED"]);
