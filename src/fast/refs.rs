@@ -31,7 +31,7 @@ use bumpalo::Bump;
 
 use super::gemini;
 use super::{Levels, Node, Splicing, Text};
-use crate::model::NameSet;
+use crate::model::{NamePositions, NameSet};
 use crate::schema::refs::{cut_description_parts, RefLog, Shared, Unrolling, MAX_LOG};
 use crate::schema::siblings::JoinedDescriptions;
 use crate::schema::walk::{head, head_of, keyword, Keyword};
@@ -226,7 +226,7 @@ struct Pointers<'n, 'a> {
     /// Each large object's members by name (the first of a name, as a scan finds it): the
     /// index of the table by the address of its entries, and in the table the member's index.
     members: HashMap<usize, usize>,
-    tables: Vec<HashMap<&'n str, usize>>,
+    tables: Vec<NamePositions<'n>>,
     /// [`Pointers::hops`], by the address of the node a chain starts from ([`usize::MAX`]:
     /// none).
     hops: HashMap<usize, usize>,
@@ -254,16 +254,10 @@ impl<'n, 'a> Pointers<'n, 'a> {
                 Node::Obj(entries) if entries.len() > NameSet::FEW => {
                     let tables = &mut self.tables;
                     let table = *self.members.entry(entries.as_ptr() as usize).or_insert_with(|| {
-                        let mut table = HashMap::with_capacity(entries.len());
-                        for (i, (k, _)) in entries.iter().enumerate() {
-                            table.entry(k.as_str()).or_insert(i);
-                        }
-                        tables.push(table);
+                        tables.push(NamePositions::of(entries.iter().map(|(k, _)| k.as_str())));
                         tables.len() - 1
                     });
-                    #[cfg(test)]
-                    crate::model::NAME_STEPS.with(|s| s.set(s.get() + 1));
-                    self.tables[table].get(token).map(|&i| &entries[i].1)
+                    self.tables[table].position(token).map(|i| &entries[i].1)
                 }
                 Node::Obj(entries) => {
                     #[cfg(test)]

@@ -777,18 +777,10 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
             if is_all {
                 // A branch's text is kept as a nested merge keeps it: its description joined to
                 // the root's, its title where the root has none.
-                // The root's description grows at its end: what it holds is asked of `held`, and
-                // the text extended in place, rather than each branch reading and copying it all.
                 if let Some(Value::String(bd)) = b.find("description").filter(|d| d.as_str().is_some_and(|d| !d.trim().is_empty())) {
                     match root.find_mut("description") {
                         Some(Value::String(d)) => {
-                            if !held.holds(d.len(), || Cow::Borrowed(d.trim_end()), bd.trim(), false) {
-                                d.truncate(d.trim_end().len());
-                                d.push(' ');
-                                d.push_str(bd.trim());
-                                held.extend(b" ", false, d.len());
-                                held.extend(bd.trim().as_bytes(), false, d.len());
-                            }
+                            join_held(d, bd.trim(), &mut held);
                         }
                         _ => {
                             root.insert("description".owned(), string(bd.trim()));
@@ -1071,18 +1063,10 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
                 }
                 ("description", Some(Value::String(d))) => {
                     // Keep every branch's description: they often carry the only explanation.
-                    // The text grows at its end: what it holds is asked of `held`, and the text
-                    // extended in place, rather than each branch reading and copying it all.
                     if let Value::String(bd) = v {
                         let bd = bd.trim();
-                        if !bd.is_empty() && !held.holds(d.len(), || Cow::Borrowed(d.trim_end()), bd, false) {
-                            d.truncate(d.trim_end().len());
-                            d.push(' ');
-                            d.push_str(bd);
-                            #[cfg(test)]
-                            crate::schema::DESCRIPTION_BYTES.with(|b| b.set(b.get() + bd.len() + 1));
-                            held.extend(b" ", false, d.len());
-                            held.extend(bd.as_bytes(), false, d.len());
+                        if !bd.is_empty() {
+                            join_held(d, bd, &mut held);
                         }
                     }
                 }
@@ -1111,6 +1095,23 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
         conflicts.push("const".owned());
     }
     conflicts
+}
+
+/// A branch's description `bd` (trimmed, not empty) joined to `d`, a description that grows at
+/// its end and that `held` is of, unless `d` holds it already: after `d` without its trailing
+/// white space and a space. The text is extended in place and `held` asked what it holds,
+/// rather than each branch reading and copying it all.
+fn join_held(d: &mut String, bd: &str, held: &mut Holds) {
+    if held.holds(d.len(), || Cow::Borrowed(d.trim_end()), bd, false) {
+        return;
+    }
+    d.truncate(d.trim_end().len());
+    d.push(' ');
+    d.push_str(bd);
+    #[cfg(test)]
+    crate::schema::DESCRIPTION_BYTES.with(|b| b.set(b.get() + bd.len() + 1));
+    held.extend(b" ", false, d.len());
+    held.extend(bd.as_bytes(), false, d.len());
 }
 
 /// `parts` joined.
