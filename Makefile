@@ -91,11 +91,12 @@ memcheck: pkg
 fuzz:
 	bash scripts/fuzz.sh
 
-# Clippy on the native core and on the wasm32 build (src/wasm), warnings as errors.
+# Clippy on the native core and on the wasm32 build (src/wasm; with and without the `client` feature), warnings as errors.
 lint:
 	rustup component add clippy >/dev/null 2>&1 || true
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 
 clean:
 	rm -rf pkg www-demo/pkg

@@ -7,7 +7,9 @@
 //   require  = require(<pkg dir>): loads index.cjs and wasm-bindgen's glue, which reads the .wasm file,
 //              compiles it (new WebAssembly.Module) and instantiates it, all synchronously;
 //   first    = the first convertMcpToolsJson(text, "openai") call (first-call costs included);
-//   total    = require + first, the figure the 20 ms target is about.
+//   total    = require + first, the figure the 20 ms target is about;
+//   client   = then the first `new McpClient(url)` (nothing sent): Node loads the module with the MCP client
+//              in it on the first McpClient or McpHub (pkg-template/index.cjs), and this is what that costs.
 // Prints one JSON line. Node's own start-up (before this script runs) is not included; run.mjs reports
 // the whole process's wall time separately.
 const { performance } = require("node:perf_hooks");
@@ -21,5 +23,8 @@ const toolwire = require(pkgDir);
 const t1 = performance.now();
 const out = toolwire.convertMcpToolsJson(text, "openai", { server: "bench" });
 const t2 = performance.now();
+const client = new toolwire.McpClient("http://127.0.0.1:9/mcp");
+const t3 = performance.now();
+client.free();
 
-process.stdout.write(JSON.stringify({ require: t1 - t0, first: t2 - t1, total: t2 - t0, outBytes: out.length }) + "\n");
+process.stdout.write(JSON.stringify({ require: t1 - t0, first: t2 - t1, total: t2 - t0, client: t3 - t2, outBytes: out.length }) + "\n");

@@ -3,7 +3,13 @@
 // is first required, so there is nothing to initialise: every export works as soon as this returns.
 // index.mjs re-exports this same module, so ESM and CJS importers in one process share one instance
 // (and one ToolwireError class, so `instanceof` holds across them).
-const wasm = require("./node/toolwire.js");
+//
+// Two modules: everything but the MCP client runs in the module built without it (node/toolwire_convert.js,
+// web/toolwire_convert_bg.wasm: a third smaller, so `require` compiles a third less); McpClient and McpHub
+// construct their objects in the whole module (node/toolwire.js, web/toolwire_bg.wasm, the browser's),
+// which is loaded on the first of them. Nothing crosses between the two but JSON: a hub reads a
+// PermissionPolicy by its toJSON, and gives its name maps as JSON.
+const wasm = require("./node/toolwire_convert.js");
 
 /**
  * The errors toolwire throws are real `Error` objects named "ToolwireError" with a stable `code` (and
@@ -83,6 +89,63 @@ Object.defineProperty(TextToolCallAccumulator, Symbol.hasInstance, {
   },
 });
 
+/** The whole module, with the MCP client: loaded (synchronously, once) by the first McpClient or McpHub. */
+let client;
+function clientModule() {
+  if (client === undefined) {
+    const m = require("./node/toolwire.js");
+    guardClasses(m);
+    Object.setPrototypeOf(McpClient.prototype, m.McpClient.prototype);
+    Object.setPrototypeOf(McpHub.prototype, m.McpHub.prototype);
+    client = m;
+  }
+  return client;
+}
+
+/**
+ * Until the client's module is loaded, the prototype of McpClient.prototype (McpHub.prototype) is this
+ * Proxy: reading a method there (`McpClient.prototype.close`) loads the module and reads it from the
+ * module's class, whose prototype then takes the Proxy's place.
+ */
+function loadingPrototype(name) {
+  return new Proxy(Object.create(null), {
+    get: (_, key, receiver) => Reflect.get(clientModule()[name].prototype, key, receiver),
+    has: (_, key) => key in clientModule()[name].prototype,
+  });
+}
+
+/**
+ * A client of one MCP server. It constructs the module's own objects (as ToolCallAccumulator does), and
+ * is a class of the module's too once the first is made: its prototype inherits the module class's, and
+ * `instanceof` it is true of the module's objects. A subclass gets its objects with its own prototype.
+ */
+class McpClient {
+  constructor(url, options) {
+    const obj = new (clientModule().McpClient)(url, options);
+    if (new.target !== McpClient) Object.setPrototypeOf(obj, new.target.prototype);
+    return obj;
+  }
+}
+
+/** Several MCP servers behind one set of tools (as McpClient, in the client's module). */
+class McpHub {
+  constructor(servers, options) {
+    const obj = new (clientModule().McpHub)(servers, options);
+    if (new.target !== McpHub) Object.setPrototypeOf(obj, new.target.prototype);
+    return obj;
+  }
+}
+
+for (const [cls, name] of [[McpClient, "McpClient"], [McpHub, "McpHub"]]) {
+  Object.setPrototypeOf(cls.prototype, loadingPrototype(name));
+  Object.defineProperty(cls, Symbol.hasInstance, {
+    value(value) {
+      if (this !== cls) return Function.prototype[Symbol.hasInstance].call(this, value);
+      return client !== undefined && value instanceof client[name];
+    },
+  });
+}
+
 /** Kept for code shared with browsers, where it must be awaited once. Node needs nothing. */
 function initAsync() {
   return Promise.resolve();
@@ -107,8 +170,8 @@ module.exports = {
   toolsSystemPrompt: wasm.toolsSystemPrompt,
   textToolResults: wasm.textToolResults,
   PermissionPolicy: wasm.PermissionPolicy,
-  McpClient: wasm.McpClient,
-  McpHub: wasm.McpHub,
+  McpClient,
+  McpHub,
   ToolwireError,
   version: wasm.version,
   initAsync,

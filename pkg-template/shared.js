@@ -172,8 +172,12 @@ function closeOnAsyncDispose(cls, close) {
     configurable: true,
   });
 }
-closeOnAsyncDispose(wasm.McpClient, "close");
-closeOnAsyncDispose(wasm.McpHub, "closeAll");
-for (const [cls, name, changing] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [wasm.TextToolCallAccumulator, "TextToolCallAccumulator", ["push", "finish"]], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
-  guardFreed(cls, name, changing);
+/** Guards the classes of a module: `wasm`'s here, and in Node the MCP client's module's when it loads (index.cjs). */
+function guardClasses(m) {
+  if (m.McpClient) closeOnAsyncDispose(m.McpClient, "close");
+  if (m.McpHub) closeOnAsyncDispose(m.McpHub, "closeAll");
+  for (const [cls, name, changing] of [[m.NameMap, "NameMap"], [m.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [m.TextToolCallAccumulator, "TextToolCallAccumulator", ["push", "finish"]], [m.PermissionPolicy, "PermissionPolicy"], [m.McpClient, "McpClient"], [m.McpHub, "McpHub"]]) {
+    if (cls) guardFreed(cls, name, changing);
+  }
 }
+guardClasses(wasm);

@@ -27,6 +27,17 @@ for target in nodejs web; do
   rm -f "$dir"/toolwire.d.ts "$dir"/toolwire_bg.wasm.d.ts
 done
 
+# The module without the MCP client (the crate's `client` feature off), which Node loads for everything
+# else (pkg-template/index.cjs): a third smaller, so a process that converts starts sooner. Its own target
+# directory, so that neither build makes the other's stale.
+say "cargo build --release --target wasm32-unknown-unknown --no-default-features (without the MCP client)"
+cargo build --lib --release --target wasm32-unknown-unknown --no-default-features --target-dir target/convert
+say "wasm-bindgen --target nodejs --out-dir pkg/node --out-name toolwire_convert"
+wasm-bindgen --target nodejs --out-dir pkg/node --out-name toolwire_convert target/convert/wasm32-unknown-unknown/release/toolwire.wasm
+rm -f pkg/node/toolwire_convert.d.ts pkg/node/toolwire_convert_bg.wasm.d.ts
+# Beside the other .wasm: where a narrow read permission (Deno) names one directory, it is the same one.
+mv pkg/node/toolwire_convert_bg.wasm pkg/web/toolwire_convert_bg.wasm
+
 # Module type of each build, set explicitly so Node never has to guess (and never warns):
 # the nodejs glue is CommonJS; the web glue and wasm-bindgen snippets (inline_js, module = "...") are ESM.
 # "types": TypeScript's node10 resolution (which reads no exports map) finds "toolwire/web" and "toolwire/node"
@@ -70,7 +81,7 @@ rm pkg/node/toolwire_bg.wasm
 # package's path of build time, a runtime that may not read there), the glue would throw a bare ENOENT
 # from readFileSync: it throws a ToolwireError-shaped LOAD_FAILED naming the paths it tried instead.
 # Each is read in a try: Deno with a narrow --allow-read throws on merely testing a path it may not read.
-from=$'const wasmPath = `${__dirname}/toolwire_bg.wasm`;\nconst wasmBytes = require(\'fs\').readFileSync(wasmPath);'
+# (@FILE@: the .wasm of the glue at hand.)
 to=$(cat <<'JS'
 const wasmBytes = (() => {
   const loadFailed = (message, cause) => {
@@ -98,7 +109,7 @@ const wasmBytes = (() => {
   const main = globalThis.process?.argv?.[1];
   const dirs = typeof __dirname === "string" ? [__dirname, `${__dirname}/../web`] : typeof main === "string" ? [main.replace(/[\\/][^\\/]*$/, "")] : [];
   const failed = [];
-  for (const p of dirs.map((d) => `${d}/toolwire_bg.wasm`)) {
+  for (const p of dirs.map((d) => `${d}/@FILE@`)) {
     try {
       return fs.readFileSync(p);
     } catch (e) {
@@ -112,7 +123,7 @@ const wasmBytes = (() => {
         ? "Allow reading the second (Deno: --allow-read=node_modules/toolwire/web) "
         : "A bundle with toolwire's Node build in it reads the file from beside itself (a CommonJS bundle) or beside the main " +
           "script (an ES module bundle); Bun's bundles and single-file executables from where the package was when they were " +
-          "built: keep toolwire external, or copy web/toolwire_bg.wasm next to the bundle, or import toolwire/web and pass " +
+          "built: keep toolwire external, or copy web/@FILE@ next to the bundle, or import toolwire/web and pass " +
           "initAsync the file ") +
       '(README, "Bundlers"; Bun: "Bun, Deno and single-file executables")',
     failed[failed.length - 1]?.e,
@@ -120,7 +131,7 @@ const wasmBytes = (() => {
 })();
 JS
 )
-node -e '
+patch='
   const fs = require("fs");
   const [file, from, to] = process.argv.slice(1);
   const text = fs.readFileSync(file, "utf8");
@@ -129,12 +140,17 @@ node -e '
     process.exit(1);
   }
   fs.writeFileSync(file, text.replace(from, () => to));
-' pkg/node/toolwire.js "$from" "$to"
+'
+for file in toolwire toolwire_convert; do
+  from="const wasmPath = \`\${__dirname}/${file}_bg.wasm\`;"$'\nconst wasmBytes = require(\'fs\').readFileSync(wasmPath);'
+  node -e "$patch" pkg/node/$file.js "$from" "${to//@FILE@/${file}_bg.wasm}"
+done
 
-bg=pkg/web/toolwire_bg.wasm
-before=$(size "$bg")
-"$wasm_opt" "${opt[@]}" "${features[@]}" -o "$bg" "$bg"
-say "$bg: $before -> $(size "$bg")"
+for bg in pkg/web/toolwire_bg.wasm pkg/web/toolwire_convert_bg.wasm; do
+  before=$(size "$bg")
+  "$wasm_opt" "${opt[@]}" "${features[@]}" -o "$bg" "$bg"
+  say "$bg: $before -> $(size "$bg")"
+done
 
 cp -R pkg-template/. pkg/
 # The method guards the Node and web entries share (pkg-template/shared.js) go where each says @shared: one

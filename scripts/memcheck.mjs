@@ -15,7 +15,8 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const pkg = resolve(process.env.PKG ?? join(repo, "pkg"));
 const tw = require(pkg);
-const raw = require(join(pkg, "node", "toolwire.js"));
+// The module conversions run in (Node loads the MCP client's module apart: pkg-template/index.cjs).
+const raw = require(join(pkg, "node", "toolwire_convert.js"));
 const shared = process.env.TOOLWIRE_SHARED ?? join(repo, "..", "shared");
 const dir = join(shared, "corpus", "tools");
 const rounds = Number(process.argv[2] ?? 1000);

@@ -7,7 +7,7 @@ const fs = require("node:fs");
 const toolwire = require("../index.cjs");
 // The check on JSON text, as convertMcpToolsJson reads it: numbers as written (JSON.parse rounds an integer past 2^53
 // and makes 1e400 Infinity, so a check of its objects would be of values the file does not hold).
-const { __checkToolsJson: checkToolsJson } = require("../node/toolwire.js");
+const { __checkToolsJson: checkToolsJson } = require("../node/toolwire_convert.js");
 
 // For the help text only: the library validates the name (UNKNOWN_PROVIDER, with the one most likely meant).
 const PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"];

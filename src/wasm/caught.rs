@@ -123,6 +123,7 @@ pub(crate) fn call2(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue) -> C
 }
 
 /// `f.call(this, a, b, c)`.
+#[cfg(feature = "client")]
 pub(crate) fn call3(f: &Function, this: &JsValue, a: &JsValue, b: &JsValue, c: &JsValue) -> Caught<JsValue> {
     apply(f, this, &list(&[a, b, c]))
 }

@@ -634,6 +634,7 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
 /// (the MCP client's and its calls'): the values of keys not among `keys` are not looked at, so
 /// that a typo or the MCP SDK's name given `Infinity` (`timeotMs`, `maxTotalTimeout`) is named
 /// by that check ("did you mean timeoutMs?"), not told to be a finite number.
+#[cfg(feature = "client")]
 pub(crate) fn refuse_lossy_options_of(v: &JsValue, what: &str, skip: &[&str], keys: &[&str]) -> Result<()> {
     refuse_lossy_values(v, what, skip, None, Some(keys))
 }

@@ -10,11 +10,14 @@
 
 #[cfg(not(target_feature = "atomics"))]
 mod alloc;
+// Without the client, some of the bridge's helpers (promises, method calls) have no user.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
 mod bridge;
 mod caught;
 pub mod convert;
 pub mod error;
 mod interop;
+#[cfg(feature = "client")]
 pub mod mcp;
 pub mod names;
 pub mod roundtrip;

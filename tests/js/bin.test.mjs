@@ -279,7 +279,7 @@ test("bin: an error that is neither a usage, input nor toolwire error is an inte
     ['"a string"', /^toolwire: internal error \(a bug in toolwire; please report it with the input\): a string\n$/],
   ]) {
     const preload = join(tmp, "bug.cjs");
-    writeFileSync(preload, `const raw = require(${JSON.stringify(fileURLToPath(new URL("../../pkg/node/toolwire.js", import.meta.url)))});
+    writeFileSync(preload, `const raw = require(${JSON.stringify(fileURLToPath(new URL("../../pkg/node/toolwire_convert.js", import.meta.url)))});
 raw.__checkToolsJson = () => { throw ${thrown}; };`);
     const r = spawnSync(process.execPath, ["-r", preload, bin, "check", cleanFile, "--provider", "openai"], { encoding: "utf8" });
     assert.equal(r.status, 2, r.stdout + r.stderr);

@@ -16,6 +16,8 @@ import { repo } from "./shared.mjs";
 const tmp = mkdtempSync(join(tmpdir(), "toolwire-bundle-"));
 const installed = join(tmp, "node_modules", "toolwire");
 const wasmFile = join(installed, "web", "toolwire_bg.wasm");
+// Node's conversions run in the module built without the MCP client (index.cjs): a Node bundle reads it first.
+const convertWasmFile = join(installed, "web", "toolwire_convert_bg.wasm");
 
 before(() => {
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -97,7 +99,9 @@ test("esbuild, browser ESM run from a data: or blob: URL (an inline worker): ini
 });
 
 test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is followed, the .wasm read from beside the bundle", async () => {
-  const out = await bundle("node-cjs", `import { convertMcpTools } from "toolwire";\nconsole.log(${convert});`, {
+  // With TW_CLIENT set, the app makes an McpClient too (its module is in the bundle, read on first use).
+  const client = `if (process.env.TW_CLIENT) { try { new McpClient("http://127.0.0.1:9/mcp").free(); console.log("made"); } catch (e) { console.log(e.code, e.message.split(";")[1]); } }`;
+  const out = await bundle("node-cjs", `import { convertMcpTools, McpClient } from "toolwire";\nconsole.log(${convert});\n${client}`, {
     platform: "node",
     format: "cjs",
   });
@@ -110,13 +114,18 @@ test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is follo
   assert.equal(e.name, "ToolwireError");
   assert.equal(e.code, "LOAD_FAILED");
   assert.equal(e.cause, "ENOENT");
-  assert.ok(e.message.startsWith(`toolwire: cannot read its WebAssembly module; tried ${join(out, "toolwire_bg.wasm")} (ENOENT), ${out}/../web/toolwire_bg.wasm (ENOENT). `), e.message);
+  assert.ok(e.message.startsWith(`toolwire: cannot read its WebAssembly module; tried ${join(out, "toolwire_convert_bg.wasm")} (ENOENT), ${out}/../web/toolwire_convert_bg.wasm (ENOENT). `), e.message);
   // Where it looks, as the paths say (s25d F5): beside the bundle.
   assert.match(e.message, /A bundle with toolwire's Node build in it reads the file from beside itself \(a CommonJS bundle\)/);
-  assert.match(e.message, /keep toolwire external, or copy web\/toolwire_bg\.wasm next to the bundle/);
+  assert.match(e.message, /keep toolwire external, or copy web\/toolwire_convert_bg\.wasm next to the bundle/);
   assert.match(e.message, /README, "Bundlers"; Bun: "Bun, Deno and single-file executables"/);
-  copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
+  copyFileSync(convertWasmFile, join(out, "toolwire_convert_bg.wasm"));
   assert.equal(run(bundled), "x");
+  // The MCP client's module is read from beside the bundle on the first McpClient.
+  const withClient = () => spawnSync(process.execPath, [bundled], { encoding: "utf8", cwd: tmp, env: { ...process.env, TW_CLIENT: "1" } }).stdout.trim();
+  assert.equal(withClient(), `x\nLOAD_FAILED  tried ${join(out, "toolwire_bg.wasm")} (ENOENT), ${out}/../web/toolwire_bg.wasm (ENOENT). A bundle with toolwire's Node build in it reads the file from beside itself (a CommonJS bundle) or beside the main script (an ES module bundle)`);
+  copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
+  assert.equal(withClient(), "x\nmade");
 });
 
 test("esbuild, Node, ES module output with toolwire inside: node:fs from process.getBuiltinModule, the .wasm beside the bundle", async () => {
@@ -132,8 +141,8 @@ test("esbuild, Node, ES module output with toolwire inside: node:fs from process
   const r = spawnSync(process.execPath, [bundled], { encoding: "utf8", cwd: tmp });
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /ToolwireError|LOAD_FAILED/);
-  assert.match(r.stderr, new RegExp(`cannot read its WebAssembly module; tried ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/toolwire_bg\\.wasm \\(ENOENT\\)`));
-  copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
+  assert.match(r.stderr, new RegExp(`cannot read its WebAssembly module; tried ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/toolwire_convert_bg\\.wasm \\(ENOENT\\)`));
+  copyFileSync(convertWasmFile, join(out, "toolwire_convert_bg.wasm"));
   const ok = spawnSync(process.execPath, [bundled], { encoding: "utf8", cwd: tmp });
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stdout.trim(), "x");

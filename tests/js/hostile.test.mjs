@@ -8,7 +8,8 @@ import { spawnSync } from "node:child_process";
 import * as tw from "../../pkg/index.mjs";
 
 const require = createRequire(import.meta.url);
-const raw = require("../../pkg/node/toolwire.js");
+// The module conversions run in (Node loads the MCP client's module apart: pkg-template/index.cjs).
+const raw = require("../../pkg/node/toolwire_convert.js");
 
 const normal = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
 const expected = JSON.stringify(tw.convertMcpTools(normal, "gemini"));

@@ -9,7 +9,10 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import * as tw from "../../pkg/index.mjs";
 
-const raw = createRequire(import.meta.url)("../../pkg/node/toolwire.js");
+// Node runs conversions in one module and the MCP client in another (pkg-template/index.cjs): the JS values
+// both hold.
+const modules = ["../../pkg/node/toolwire_convert.js", "../../pkg/node/toolwire.js"].map((p) => createRequire(import.meta.url)(p));
+const raw = { __liveJsValues: () => modules.reduce((sum, m) => sum + m.__liveJsValues(), 0) };
 const N = 10_000;
 // A call through a client takes about 2 ms here: a thousand of each is enough to see one slot a throw.
 const CALLS = 1_000;

@@ -37,8 +37,9 @@ test("package: the tarball holds every file package.json points at, and nothing 
   for (const f of files) {
     assert.doesNotMatch(f, /toolwire(_bg\.wasm)?\.d\.ts$/, "wasm-bindgen's declarations are replaced by index.d.ts");
   }
-  // One .wasm serves both builds (the Node glue reads the web build's).
-  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")), ["web/toolwire_bg.wasm"]);
+  // One .wasm serves both builds (the Node glue reads the web build's), and Node's conversions run in the one
+  // built without the MCP client (index.cjs).
+  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")), ["web/toolwire_bg.wasm", "web/toolwire_convert_bg.wasm"]);
   assert.equal(packed.version, manifest.version);
   assert.match(manifest.version, /^\d+\.\d+\.\d+/);
 });
@@ -46,7 +47,7 @@ test("package: the tarball holds every file package.json points at, and nothing 
 test("package: the glue makes no array with Array.of, which V8 runs about 50 times slower than new Array() and push", () => {
   // Every guarded property read builds two arrays (src/wasm/caught.rs): js_sys's Array::of* made them
   // with `Array.of(...)`, about 1.4 us each, a quarter of toolResultMessage's time.
-  for (const glue of ["node/toolwire.js", "web/toolwire.js"]) {
+  for (const glue of ["node/toolwire.js", "node/toolwire_convert.js", "web/toolwire.js"]) {
     assert.doesNotMatch(readFileSync(join(pkgDir, glue), "utf8"), /\bArray\.of\(/, glue);
   }
 });

@@ -103,7 +103,8 @@ test("Bun single-file executables: the Node build fails with LOAD_FAILED once it
     const gone = run(join(project, "plain-exe"), [], { cwd: tmpdir() });
     assert.notEqual(gone.status, 0);
     assert.match(gone.stderr, /code: "LOAD_FAILED"/);
-    assert.match(gone.stderr, /cannot read its WebAssembly module; tried \S+toolwire_bg\.wasm \(ENOENT\)/);
+    // (Node's entry reads the module without the MCP client first: pkg-template/index.cjs.)
+    assert.match(gone.stderr, /cannot read its WebAssembly module; tried \S+toolwire_convert_bg\.wasm \(ENOENT\)/);
     const embedded = run(join(project, "web-exe"), [], { cwd: tmpdir() });
     assert.equal(embedded.status, 0, embedded.stderr);
     assert.equal(embedded.stdout.trim(), expected);
