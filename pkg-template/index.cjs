@@ -91,38 +91,78 @@ Object.defineProperty(TextToolCallAccumulator, Symbol.hasInstance, {
 
 /** The whole module, with the MCP client: loaded (synchronously, once) by the first McpClient or McpHub. */
 let client;
+let clientFailure;
 function clientModule() {
-  if (client === undefined) {
-    const m = require("./node/toolwire.js");
-    guardClasses(m);
-    Object.setPrototypeOf(McpClient.prototype, m.McpClient.prototype);
-    Object.setPrototypeOf(McpHub.prototype, m.McpHub.prototype);
-    client = m;
+  if (client !== undefined) return client;
+  let m;
+  try {
+    m = require("./node/toolwire.js");
+    // A bundler's runtime (webpack's) may keep the exports of a module that threw while loading and give
+    // them again: their functions then throw a ReferenceError. The first failure says what went wrong.
+    m.version();
+  } catch (e) {
+    if (clientFailure === undefined || e?.name === "ToolwireError") clientFailure = e;
+    throw clientFailure;
+  }
+  guardClasses(m);
+  client = m;
+  // (By these names, not `cls.name`: a bundler renames a class whose name the glue's class has.)
+  for (const [cls, name] of [[McpClient, "McpClient"], [McpHub, "McpHub"]]) {
+    try {
+      Object.setPrototypeOf(cls.prototype, m[name].prototype);
+    } catch {
+      // A frozen prototype (SES's harden) keeps the Proxy, which reads through to the module's class.
+    }
   }
   return client;
 }
 
 /**
- * Until the client's module is loaded, the prototype of McpClient.prototype (McpHub.prototype) is this
- * Proxy: reading a method there (`McpClient.prototype.close`) loads the module and reads it from the
- * module's class, whose prototype then takes the Proxy's place.
+ * Until the client's module is loaded, the prototype of McpClient.prototype (McpHub.prototype) is this Proxy:
+ * reading there (`McpClient.prototype.close`, a spy set on it, a mock walking its methods) loads the module
+ * and reads the module's class's prototype, which then takes the Proxy's place. Where the module cannot be
+ * loaded, it reads as an empty object (and the constructor throws the LOAD_FAILED).
  */
 function loadingPrototype(name) {
+  const real = () => {
+    try {
+      return clientModule()[name].prototype;
+    } catch {
+      return null;
+    }
+  };
   return new Proxy(Object.create(null), {
-    get: (_, key, receiver) => Reflect.get(clientModule()[name].prototype, key, receiver),
-    has: (_, key) => key in clientModule()[name].prototype,
+    get: (_, key, receiver) => {
+      const p = real();
+      return p === null ? undefined : Reflect.get(p, key, receiver);
+    },
+    has: (_, key) => {
+      const p = real();
+      return p !== null && key in p;
+    },
+    ownKeys: () => {
+      const p = real();
+      return p === null ? [] : Reflect.ownKeys(p);
+    },
+    getOwnPropertyDescriptor: (_, key) => {
+      const p = real();
+      const d = p === null ? undefined : Reflect.getOwnPropertyDescriptor(p, key);
+      // (Reported configurable: a Proxy may not call a property its target lacks anything else.)
+      return d === undefined ? undefined : { ...d, configurable: true };
+    },
+    getPrototypeOf: () => (client === undefined ? Object.prototype : client[name].prototype),
   });
 }
 
 /**
- * A client of one MCP server. It constructs the module's own objects (as ToolCallAccumulator does), and
- * is a class of the module's too once the first is made: its prototype inherits the module class's, and
- * `instanceof` it is true of the module's objects. A subclass gets its objects with its own prototype.
+ * A client of one MCP server. Its objects are the module's own, with this class's prototype (which inherits
+ * the module class's): `instanceof`, `constructor`, a spy or stub set on `McpClient.prototype`, and subclasses
+ * work as on any class.
  */
 class McpClient {
   constructor(url, options) {
     const obj = new (clientModule().McpClient)(url, options);
-    if (new.target !== McpClient) Object.setPrototypeOf(obj, new.target.prototype);
+    Object.setPrototypeOf(obj, new.target.prototype);
     return obj;
   }
 }
@@ -131,19 +171,14 @@ class McpClient {
 class McpHub {
   constructor(servers, options) {
     const obj = new (clientModule().McpHub)(servers, options);
-    if (new.target !== McpHub) Object.setPrototypeOf(obj, new.target.prototype);
+    Object.setPrototypeOf(obj, new.target.prototype);
     return obj;
   }
 }
 
 for (const [cls, name] of [[McpClient, "McpClient"], [McpHub, "McpHub"]]) {
   Object.setPrototypeOf(cls.prototype, loadingPrototype(name));
-  Object.defineProperty(cls, Symbol.hasInstance, {
-    value(value) {
-      if (this !== cls) return Function.prototype[Symbol.hasInstance].call(this, value);
-      return client !== undefined && value instanceof client[name];
-    },
-  });
+  Object.defineProperty(cls, "name", { value: name }); // (kept in a bundle that renamed the class)
 }
 
 /** Kept for code shared with browsers, where it must be awaited once. Node needs nothing. */

@@ -728,7 +728,12 @@ export type ToolwireErrorCode =
   | "PROVIDER_ERROR"
   /** The browser/bundler entry (`toolwire/web`) before `await initAsync()` has resolved. */
   | "NOT_INITIALIZED"
-  /** `initAsync()` could not fetch or instantiate the `.wasm` (`cause` holds the error it met). */
+  /**
+   * `initAsync()` could not fetch or instantiate the `.wasm` (`cause` holds the error it met); in Node, loading
+   * the package could not read its `.wasm`, or the first `new McpClient()` / `new McpHub()` could not read the
+   * module with the MCP client (`web/toolwire_bg.wasm`, loaded then: a bundle that copied only
+   * `web/toolwire_convert_bg.wasm`).
+   */
   | "LOAD_FAILED";
 
 /**

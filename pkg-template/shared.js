@@ -3,25 +3,29 @@
 
 /**
  * The objects whose method runs now (by their pointer into the module, the same through a Proxy of the object:
- * Vue's `reactive()`, a store's wrapper), each with whether the method changes it: a getter or `toJSON` of an
- * argument may call into the same object, which wasm-bindgen would refuse from inside the module (leaving the
- * object borrowed for good, and unfreeable).
+ * Vue's `reactive()`, a store's wrapper, and the module: in Node the MCP client's objects live in a module of
+ * their own, whose pointers may equal the other's), each with whether the method changes it: a getter or
+ * `toJSON` of an argument may call into the same object, which wasm-bindgen would refuse from inside the module
+ * (leaving the object borrowed for good, and unfreeable).
  */
 const inUse = [];
+const inModule = [];
 const inChange = [];
 let depth = 0;
-function busy(obj, changing) {
+function busy(obj, changing, mod = wasm) {
   const ptr = obj.__wbg_ptr;
-  for (let i = 0; i < depth; i++) if (inUse[i] === ptr && (changing || inChange[i])) return true;
+  for (let i = 0; i < depth; i++) if (inUse[i] === ptr && inModule[i] === mod && (changing || inChange[i])) return true;
   return false;
 }
-function enter(obj, changing) {
+function enter(obj, changing, mod = wasm) {
   inUse[depth] = obj.__wbg_ptr;
+  inModule[depth] = mod;
   inChange[depth++] = changing;
 }
 /** (A stack of its own, not push and pop: shortening an array by its `length` costs a call 150 ns.) */
 function leave() {
-  inUse[--depth] = undefined;
+  inModule[--depth] = undefined;
+  inUse[depth] = undefined;
 }
 
 /** Whether `v` is an object of the module's class `cls` (not a detached method's `this`, nor another class's object). */
@@ -50,7 +54,7 @@ function describeThis(v) {
  * `free()` called from inside one of its methods throw an `INVALID_INPUT` ToolwireError too, before the module is
  * entered.
  */
-function guardFreed(cls, name, changing = []) {
+function guardFreed(cls, name, changing = [], mod = wasm) {
   const proto = cls.prototype;
   // The pointer an instance holds is its own but not enumerable: a copy that keeps the class (lodash's
   // `_.clone`, a store's snapshot, `Object.assign(Object.create(proto), obj)`) copies enumerable fields only, and
@@ -102,7 +106,7 @@ function guardFreed(cls, name, changing = []) {
       d.value = function () {
         if (!isOwn(this, cls)) throw notOne(key, this);
         if (this.__wbg_ptr === 0) return;
-        if (depth !== 0 && busy(this, true)) throw reentered(key);
+        if (depth !== 0 && busy(this, true, mod)) throw reentered(key);
         // An McpClient's or McpHub's running calls and streams end with it (not with a garbage collection).
         if (typeof abandon === "function") abandon.call(this);
         free.call(this);
@@ -113,8 +117,8 @@ function guardFreed(cls, name, changing = []) {
       d.value = function (...args) {
         if (!isOwn(this, cls)) throw notOne(key, this);
         if (this.__wbg_ptr === 0) throw freed();
-        if (depth !== 0 && busy(this, changes)) throw reentered(key);
-        enter(this, changes);
+        if (depth !== 0 && busy(this, changes, mod)) throw reentered(key);
+        enter(this, changes, mod);
         try {
           return method.apply(this, args);
         } finally {
@@ -126,7 +130,7 @@ function guardFreed(cls, name, changing = []) {
       d.get = function () {
         if (!isOwn(this, cls)) throw notOne(key, this, true);
         if (this.__wbg_ptr === 0) throw freed();
-        if (depth !== 0 && busy(this, false)) throw reentered(key);
+        if (depth !== 0 && busy(this, false, mod)) throw reentered(key);
         return get.call(this);
       };
     } else continue;
@@ -177,7 +181,7 @@ function guardClasses(m) {
   if (m.McpClient) closeOnAsyncDispose(m.McpClient, "close");
   if (m.McpHub) closeOnAsyncDispose(m.McpHub, "closeAll");
   for (const [cls, name, changing] of [[m.NameMap, "NameMap"], [m.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [m.TextToolCallAccumulator, "TextToolCallAccumulator", ["push", "finish"]], [m.PermissionPolicy, "PermissionPolicy"], [m.McpClient, "McpClient"], [m.McpHub, "McpHub"]]) {
-    if (cls) guardFreed(cls, name, changing);
+    if (cls) guardFreed(cls, name, changing, m);
   }
 }
 guardClasses(wasm);

@@ -29,7 +29,7 @@ done
 
 # The module without the MCP client (the crate's `client` feature off), which Node loads for everything
 # else (pkg-template/index.cjs): a third smaller, so a process that converts starts sooner. Its own target
-# directory, so that neither build makes the other's stale.
+# directory, so that neither build makes the other's stale (the dependencies are built once in each).
 say "cargo build --release --target wasm32-unknown-unknown --no-default-features (without the MCP client)"
 cargo build --lib --release --target wasm32-unknown-unknown --no-default-features --target-dir target/convert
 say "wasm-bindgen --target nodejs --out-dir pkg/node --out-name toolwire_convert"
@@ -72,7 +72,8 @@ say "wasm-opt ${opt[*]} ${features[*]}"
 
 size() { printf '%s B (gzip %s B)' "$(wc -c <"$1")" "$(gzip -9 -c "$1" | wc -c)"; }
 # The two targets' .wasm files are the same module (wasm-bindgen writes the same imports for both): the
-# package ships one, and the nodejs glue reads the web build's. Checked, not assumed. A copy next to the
+# package ships one for both (beside the module without the client, which only Node's entry loads), and the
+# nodejs glue reads the web build's. Checked, not assumed. A copy next to the
 # glue still comes first: where a bundler has put the glue into an app's bundle, that is where it goes.
 cmp -s pkg/node/toolwire_bg.wasm pkg/web/toolwire_bg.wasm \
   || { echo "build-pkg: the nodejs and web builds' .wasm differ; cannot ship one for both" >&2; exit 1; }

@@ -100,7 +100,7 @@ test("esbuild, browser ESM run from a data: or blob: URL (an inline worker): ini
 
 test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is followed, the .wasm read from beside the bundle", async () => {
   // With TW_CLIENT set, the app makes an McpClient too (its module is in the bundle, read on first use).
-  const client = `if (process.env.TW_CLIENT) { try { new McpClient("http://127.0.0.1:9/mcp").free(); console.log("made"); } catch (e) { console.log(e.code, e.message.split(";")[1]); } }`;
+  const client = `if (process.env.TW_CLIENT) { try { new McpClient("http://127.0.0.1:9/mcp").free(); console.log("made", McpClient.name); } catch (e) { console.log(e.code, e.message.split(";")[1]); } }`;
   const out = await bundle("node-cjs", `import { convertMcpTools, McpClient } from "toolwire";\nconsole.log(${convert});\n${client}`, {
     platform: "node",
     format: "cjs",
@@ -125,7 +125,7 @@ test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is follo
   const withClient = () => spawnSync(process.execPath, [bundled], { encoding: "utf8", cwd: tmp, env: { ...process.env, TW_CLIENT: "1" } }).stdout.trim();
   assert.equal(withClient(), `x\nLOAD_FAILED  tried ${join(out, "toolwire_bg.wasm")} (ENOENT), ${out}/../web/toolwire_bg.wasm (ENOENT). A bundle with toolwire's Node build in it reads the file from beside itself (a CommonJS bundle) or beside the main script (an ES module bundle)`);
   copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
-  assert.equal(withClient(), "x\nmade");
+  assert.equal(withClient(), "x\nmade McpClient");
 });
 
 test("esbuild, Node, ES module output with toolwire inside: node:fs from process.getBuiltinModule, the .wasm beside the bundle", async () => {

@@ -5,13 +5,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { cpSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const pkgDir = fileURLToPath(new URL("../../pkg/", import.meta.url));
 
 /** Runs `body` in a fresh Node process (CommonJS, `tw` = the package, `loaded()` = which glue files are loaded). */
-function fresh(body) {
+function fresh(body, dir = pkgDir) {
   const script = `
-const tw = require(${JSON.stringify(pkgDir)});
+const tw = require(${JSON.stringify(dir)});
 const loaded = () => Object.keys(require.cache).filter((f) => /[\\\\/]node[\\\\/]toolwire(_convert)?\\.js$/.test(f)).map((f) => f.replace(/.*[\\\\/]/, "")).sort();
 ${body}`;
   const r = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
@@ -47,10 +50,7 @@ console.log({} instanceof tw.McpClient, tw.McpClient.prototype.callTool === Obje
 client.free();
 try { client.close(); } catch (e) { console.log(e.name, e.code, e.message); }
 try { new tw.McpClient(5); } catch (e) { console.log(e instanceof tw.ToolwireError, e.code); }
-// A hub reads a PermissionPolicy of the other module by its toJSON.
-const policy = new tw.PermissionPolicy({ deny: ["mcp__a__*"] });
-const guarded = new tw.McpHub({ a: { url: "http://127.0.0.1:9/mcp" } }, { policy });
-console.log(typeof guarded.tools);
+console.log(client.constructor === tw.McpClient, tw.McpClient.prototype.isPrototypeOf(client), Object.getPrototypeOf(client) === tw.McpClient.prototype);
 console.log(loaded().join());`);
   assert.deepEqual(out, [
     "toolwire.js,toolwire_convert.js",
@@ -59,16 +59,140 @@ console.log(loaded().join());`);
     "false true",
     "ToolwireError INVALID_INPUT this McpClient was freed (free() was called on it): make a new one",
     "true INVALID_INPUT",
-    "function",
+    "true true true",
     "toolwire.js,toolwire_convert.js",
   ]);
+});
+
+test("modules: a hub applies a PermissionPolicy made in the other module (read by its toJSON)", async () => {
+  const tw = await import("../../pkg/index.mjs");
+  const obj = { type: "object", properties: {} };
+  const listed = { "http://github/mcp": [{ name: "list_issues", inputSchema: obj }], "http://evil/mcp": [{ name: "github__delete_repo", inputSchema: obj }] };
+  const fetch = async (url, init = {}) => {
+    if ((init.method ?? "GET") !== "POST") return new Response(null, { status: 405 });
+    const m = JSON.parse(init.body);
+    if (!("id" in m)) return new Response(null, { status: 202 });
+    const result =
+      m.method === "initialize"
+        ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } }
+        : m.method === "tools/list"
+          ? { tools: listed[String(url)] }
+          : {};
+    return Response.json({ jsonrpc: "2.0", id: m.id, result });
+  };
+  const policy = new tw.PermissionPolicy({ allow: ["github__*"], defaultAction: "deny" });
+  const hub = new tw.McpHub({ github: { url: "http://github/mcp" }, evil: { url: "http://evil/mcp" } }, { fetch, policy });
+  const names = (await hub.tools("openai", { naming: "server" })).map((t) => t.function.name);
+  assert.deepEqual(names, ["github__list_issues"]);
+  assert.deepEqual(hub.droppedTools.map((d) => d.code), ["PERMISSION_DENIED"]);
+  await hub.closeAll();
+  hub.free();
+  policy.free();
+});
+
+test("modules: a spy or stub set on McpClient.prototype before any client is made reaches the clients", () => {
+  const out = fresh(`
+const real = tw.McpClient.prototype.connect;
+tw.McpClient.prototype.connect = function () { return "stubbed " + (this instanceof tw.McpClient); };
+const client = new tw.McpClient("http://127.0.0.1:9/mcp");
+console.log(client.connect(), typeof real);
+delete tw.McpClient.prototype.connect;
+const connecting = client.connect();
+connecting.catch(() => {}); // (abandoned by free() below)
+console.log(connecting instanceof Promise);
+// A mock generator walking the prototype's own names and descriptors finds the methods.
+const names = Object.getOwnPropertyNames(Object.getPrototypeOf(tw.McpHub.prototype));
+console.log(names.includes("listTools"), names.includes("closeAll"), typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(tw.McpHub.prototype), "tools").value);
+client.free();`);
+  assert.deepEqual(out, ["stubbed true function", "true", "true true function"]);
+});
+
+test("modules: the two modules' objects are told apart while a method runs (their pointers may be equal)", () => {
+  // An accumulator of the conversions' module and a client of the other's at the same address: a getter that
+  // reads the client while the accumulator is busy is no reentry into the client.
+  const out = fresh(`
+const accs = [], clients = [];
+for (let i = 0; i < 300; i++) accs.push(new tw.ToolCallAccumulator("openai"));
+for (let i = 0; i < 300; i++) clients.push(new tw.McpClient("http://127.0.0.1:9/mcp"));
+const byPtr = new Map(accs.map((a) => [a.__wbg_ptr, a]));
+const pair = clients.map((c) => [c, byPtr.get(c.__wbg_ptr)]).find(([, a]) => a);
+console.log(pair !== undefined);
+const [client, acc] = pair;
+let read;
+const chunk = { choices: [{ index: 0, delta: { get tool_calls() { try { read = String(client.sessionId); } catch (e) { read = e.message; } return []; } } }] };
+acc.push(chunk);
+console.log(read);
+// The same object is still refused, as before.
+let again;
+const self = { choices: [{ index: 0, delta: { get tool_calls() { try { acc.finish(); again = "no error"; } catch (e) { again = e.code; } return []; } } }] };
+acc.push(self);
+console.log(again);`);
+  assert.deepEqual(out, ["true", "undefined", "INVALID_INPUT"]);
 });
 
 test("modules: a method read from McpClient.prototype before any client is made loads the whole module", () => {
   const out = fresh(`
 console.log(loaded().join());
 const connect = tw.McpClient.prototype.connect;
-console.log(typeof connect, "listTools" in tw.McpHub.prototype, loaded().join());
+console.log(typeof connect, loaded().join());
 try { connect.call({}); } catch (e) { console.log(e.code); }`);
-  assert.deepEqual(out, ["toolwire_convert.js", "function true toolwire.js,toolwire_convert.js", "INVALID_INPUT"]);
+  assert.deepEqual(out, ["toolwire_convert.js", "function toolwire.js,toolwire_convert.js", "INVALID_INPUT"]);
+  // \`in\` alone loads it too.
+  assert.deepEqual(fresh(`console.log("listTools" in tw.McpHub.prototype, "nope" in tw.McpHub.prototype, loaded().join());`), ["true false toolwire.js,toolwire_convert.js"]);
+});
+
+test("modules: without the client's .wasm, converting works, the first client says LOAD_FAILED, and a retry after it is put back works", () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolwire-modules-"));
+  try {
+    cpSync(pkgDir, dir, { recursive: true });
+    const wasm = join(dir, "web", "toolwire_bg.wasm");
+    renameSync(wasm, wasm + ".away");
+    const out = fresh(
+      `
+console.log(tw.convertMcpTools([{ name: "a" }], "openai").length);
+const make = () => { try { new tw.McpClient("http://127.0.0.1:9/mcp").free(); return "made"; } catch (e) { return e.code + " " + e.message.split(";")[0]; } };
+console.log(make());
+// Reading the classes' prototypes never throws: they read as empty until the module loads.
+console.log(typeof tw.McpClient.prototype.connect, "listTools" in tw.McpHub.prototype, require("node:util").inspect(tw, { showHidden: true }).length > 0);
+require("node:fs").renameSync(${JSON.stringify(wasm + ".away")}, ${JSON.stringify(wasm)});
+console.log(make(), typeof tw.McpClient.prototype.connect);`,
+      dir,
+    );
+    assert.deepEqual(out, ["1", "LOAD_FAILED toolwire: cannot read its WebAssembly module", "undefined false true", "made function"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("modules: a client module a bundler kept half-loaded after it failed gives the first failure again, not a ReferenceError", () => {
+  // webpack's runtime keeps the exports of a module that threw while loading; here the CommonJS cache is given
+  // such exports after the first failure (functions that throw a ReferenceError, as the glue's then do).
+  const dir = mkdtempSync(join(tmpdir(), "toolwire-modules-"));
+  try {
+    cpSync(pkgDir, dir, { recursive: true });
+    rmSync(join(dir, "web", "toolwire_bg.wasm"));
+    const glue = join(dir, "node", "toolwire.js");
+    const out = fresh(
+      `
+const make = () => { try { new tw.McpHub({}).free(); return "made"; } catch (e) { return e.name + " " + e.code; } };
+console.log(make());
+const half = () => { throw new ReferenceError("Cannot access 'wasm' before initialization"); };
+require.cache[${JSON.stringify(glue)}] = { id: ${JSON.stringify(glue)}, filename: ${JSON.stringify(glue)}, loaded: true, exports: { version: half, McpClient: half, McpHub: half } };
+console.log(make());
+console.log(make());`,
+      dir,
+    );
+    assert.deepEqual(out, ["ToolwireError LOAD_FAILED", "ToolwireError LOAD_FAILED", "ToolwireError LOAD_FAILED"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("modules: a frozen McpClient.prototype (SES's harden) still gives working clients", () => {
+  const out = fresh(`
+Object.freeze(tw.McpClient.prototype);
+const make = () => { try { const c = new tw.McpClient("http://127.0.0.1:9/mcp"); const r = [c instanceof tw.McpClient, typeof c.connect, String(c.sessionId)]; c.free(); return r.join(" "); } catch (e) { return e.name + " " + e.message; } };
+console.log(make());
+console.log(make());`);
+  assert.deepEqual(out, ["true function undefined", "true function undefined"]);
 });
