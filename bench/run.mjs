@@ -574,9 +574,11 @@ function sizesSection() {
     "node/toolwire.js",
     "node/toolwire_convert.js",
     "web/toolwire.js",
+    "web/toolwire_convert.js",
     "index.cjs",
     "index.mjs",
     "web.mjs",
+    "convert.mjs",
     "bin/toolwire.cjs",
     "index.d.ts",
   ];

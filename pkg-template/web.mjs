@@ -423,6 +423,7 @@ export class PermissionPolicy {
 }
 facade(PermissionPolicy, wasm.PermissionPolicy);
 
+// @client-begin (scripts/build-pkg.sh leaves what follows, up to @client-end, out of convert.mjs)
 /** An MCP client over Streamable HTTP (see index.d.ts). */
 export class McpClient {
   constructor(url, options) {
@@ -440,3 +441,4 @@ export class McpHub {
   }
 }
 facade(McpHub, wasm.McpHub);
+// @client-end

@@ -179,6 +179,25 @@ test("initAsync takes a DataView of the bytes, at an offset into a larger buffer
   assert.match(result.version, /^\d+\.\d+\.\d+/);
 });
 
+test("toolwire/convert (convert.mjs): initAsync() fetches the module without the MCP client from beside it, and converts", async () => {
+  const result = await inBlankPage(async () => {
+    const tw = await import("/pkg/convert.mjs");
+    try {
+      await tw.initAsync();
+      const name = tw.convertMcpTools([{ name: "a", inputSchema: { type: "object" } }], "gemini")[0].functionDeclarations[0].name;
+      const fetched = performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname).filter((p) => p.endsWith(".wasm"));
+      return { name, fetched, client: "McpClient" in tw || "McpHub" in tw, version: tw.version() };
+    } catch (e) {
+      return { error: `${e.code}: ${e.message}` };
+    }
+  });
+  assert.equal(result.error, undefined, result.error);
+  assert.equal(result.name, "a");
+  assert.deepEqual(result.fetched, ["/pkg/web/toolwire_convert_bg.wasm"]);
+  assert.equal(result.client, false);
+  assert.match(result.version, /^\d+\.\d+\.\d+/);
+});
+
 test("a call made while a bad load is under way loads from its own input (s23b F3)", async () => {
   const result = await inBlankPage(async () => {
     const tw = await import("/pkg/web.mjs");

@@ -59,6 +59,11 @@ test("package: Node resolves import, require and the subpaths through the export
   assert.match(esm('console.log(import.meta.resolve("toolwire/node"))'), /\/index\.mjs$/);
   assert.match(esm('console.log(import.meta.resolve("toolwire/web"))'), /\/web\.mjs$/);
   assert.match(esm('console.log(import.meta.resolve("toolwire/toolwire.wasm"))'), /\/web\/toolwire_bg\.wasm$/);
+  // toolwire/convert: in Node the main entry (whose conversions already run in the module without the client).
+  assert.match(esm('console.log(import.meta.resolve("toolwire/convert"))'), /node_modules\/toolwire\/index\.mjs$/);
+  assert.match(node([], 'console.log(require.resolve("toolwire/convert"))'), /node_modules\/toolwire\/index\.cjs$/);
+  assert.match(node(["--conditions=browser", "--input-type=module"], 'console.log(import.meta.resolve("toolwire/convert"))'), /node_modules\/toolwire\/index\.mjs$/);
+  assert.match(esm('console.log(import.meta.resolve("toolwire/convert.wasm"))'), /\/web\/toolwire_convert_bg\.wasm$/);
   assert.match(node(["--conditions=workerd", "--input-type=module"], 'console.log(import.meta.resolve("toolwire"))'), /\/workerd\.mjs$/);
   assert.match(node([], 'console.log(require.resolve("toolwire"))'), /node_modules\/toolwire\/index\.cjs$/);
 
@@ -69,6 +74,14 @@ test("package: Node resolves import, require and the subpaths through the export
     esm(`import { readFileSync } from "node:fs";
          import init, { convertMcpTools } from "toolwire/web";
          await init(readFileSync(new URL(import.meta.resolve("toolwire/toolwire.wasm"))));
+         console.log(${convert})`),
+    "x",
+  );
+  // The browser entry without the client, given its file as a bundler would.
+  assert.equal(
+    esm(`import { readFileSync } from "node:fs";
+         const { default: init, convertMcpTools } = await import(new URL("convert.mjs", import.meta.resolve("toolwire/package.json")));
+         await init(readFileSync(new URL(import.meta.resolve("toolwire/convert.wasm"))));
          console.log(${convert})`),
     "x",
   );
@@ -198,6 +211,20 @@ else { const m: WebAssembly.Module = wasm; }
 convertMcpTools([{ name: "x" }], "gemini")[0].functionDeclarations;
 `;
 
+// toolwire/convert: the package's types, the MCP client's classes as types only.
+const consumerConvert = `
+import initAsync, { convertMcpTools, NameMap, McpHub, type McpClient, type ConvertOptions } from "toolwire/convert";
+import wasm from "toolwire/convert.wasm";
+await initAsync(wasm);
+const options: ConvertOptions = { server: "s" };
+const name: string = convertMcpTools([{ name: "x" }], "openai", options)[0].function.name;
+NameMap.fromTools([{ name: "x" }], "openai").resolve(name);
+declare const client: McpClient;
+void client;
+// @ts-expect-error the MCP client is not in toolwire/convert (its classes are types only)
+new McpHub({});
+`;
+
 function typecheck(dir, compilerOptions, files) {
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
@@ -216,6 +243,7 @@ test("types: node16 resolution, ESM (.mts) and CommonJS (.cts) consumers", () =>
   typecheck(join(tmp, "ts-node16"), { module: "node16", moduleResolution: "node16" }, {
     "esm.mts": consumerEsm,
     "cjs.cts": consumerCjs,
+    "convert.mts": consumerConvert,
   });
 });
 
@@ -232,6 +260,9 @@ test("types: node10 resolution (no exports map) finds the subpaths too", () => {
       import wasm from "toolwire/toolwire.wasm";
       import * as node from "toolwire/node";
       import * as main from "toolwire";
+      import * as conv from "toolwire/convert";
+      import convWasm from "toolwire/convert.wasm";
+      conv.initAsync(convWasm).then(() => conv.convertMcpTools([{ name: "x" }], "openai"));
       initAsync(wasm).then(() => convertMcpTools([{ name: "x" }], "openai"));
       const v: string = node.version() + main.convertMcpTools([{ name: "x" }], "openai")[0].function.name;
     `,
@@ -258,6 +289,7 @@ test("types: bundler resolution (browser build)", () => {
   typecheck(join(tmp, "ts-bundler"), { module: "esnext", moduleResolution: "bundler" }, {
     "app.ts": consumerEsm,
     "web.ts": consumerWeb,
+    "convert.ts": consumerConvert,
   });
 });
 
