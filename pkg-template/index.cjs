@@ -1,7 +1,7 @@
 "use strict";
 // Node, CommonJS. wasm-bindgen's `nodejs` build compiles and instantiates the .wasm synchronously when it
 // is first required, so there is nothing to initialise: every export works as soon as this returns.
-// index.mjs re-exports this same module, so ESM and CJS importers in one process share one instance
+// index.mjs re-exports this same module, so ESM and CJS importers in one process share its instances
 // (and one ToolwireError class, so `instanceof` holds across them).
 //
 // Two modules: everything but the MCP client runs in the module built without it (node/toolwire_convert.js,
@@ -89,6 +89,21 @@ Object.defineProperty(TextToolCallAccumulator, Symbol.hasInstance, {
   },
 });
 
+/**
+ * The members of McpClient and McpHub objects (tests/js/modules.test.mjs checks them against the module's
+ * classes): the entry's classes forward each to the module's, which is loaded on first use.
+ */
+const CLIENT_MEMBERS = {
+  McpClient: {
+    methods: ["free", "callTool", "close", "connect", "listAll", "listTools", "listen", "notify", "request"],
+    getters: ["capabilities", "droppedTools", "instructions", "protocolVersion", "serverInfo", "sessionId", "toolsStale", "transport"],
+  },
+  McpHub: {
+    methods: ["free", "callTool", "closeAll", "listAll", "listTools", "listen", "nameMapFor", "notify", "request", "tools"],
+    getters: ["droppedTools", "listErrors", "nameMap", "servers"],
+  },
+};
+
 /** The whole module, with the MCP client: loaded (synchronously, once) by the first McpClient or McpHub. */
 let client;
 let clientFailure;
@@ -101,85 +116,74 @@ function clientModule() {
     // them again: their functions then throw a ReferenceError. The first failure says what went wrong.
     m.version();
   } catch (e) {
-    if (clientFailure === undefined || e?.name === "ToolwireError") clientFailure = e;
+    if (clientFailure === undefined || e?.name === "ToolwireError") {
+      // A file that is no module, or another build's (a stale copy beside a bundle), is LOAD_FAILED too.
+      clientFailure =
+        e?.name === "ToolwireError"
+          ? e
+          : new ToolwireError("LOAD_FAILED", `toolwire: cannot load the module with the MCP client (web/toolwire_bg.wasm): ${e?.message ?? e}`);
+      if (clientFailure !== e) clientFailure.cause = e;
+    }
     throw clientFailure;
   }
-  guardClasses(m);
+  guardClasses(m, { McpClient, McpHub });
   client = m;
-  // (By these names, not `cls.name`: a bundler renames a class whose name the glue's class has.)
-  for (const [cls, name] of [[McpClient, "McpClient"], [McpHub, "McpHub"]]) {
-    try {
-      Object.setPrototypeOf(cls.prototype, m[name].prototype);
-    } catch {
-      // A frozen prototype (SES's harden) keeps the Proxy, which reads through to the module's class.
-    }
-  }
   return client;
 }
 
 /**
- * Until the client's module is loaded, the prototype of McpClient.prototype (McpHub.prototype) is this Proxy:
- * reading there (`McpClient.prototype.close`, a spy set on it, a mock walking its methods) loads the module
- * and reads the module's class's prototype, which then takes the Proxy's place. Where the module cannot be
- * loaded, it reads as an empty object (and the constructor throws the LOAD_FAILED).
+ * McpClient and McpHub construct the module's objects with their own prototype (or a subclass's), and their
+ * prototypes forward each method and getter to the module's class's, guarded there: a spy or stub set on
+ * `McpClient.prototype` reaches every client, and reading or freezing the prototype loads nothing.
  */
-function loadingPrototype(name) {
-  const real = () => {
-    try {
-      return clientModule()[name].prototype;
-    } catch {
-      return null;
-    }
-  };
-  return new Proxy(Object.create(null), {
-    get: (_, key, receiver) => {
-      const p = real();
-      return p === null ? undefined : Reflect.get(p, key, receiver);
-    },
-    has: (_, key) => {
-      const p = real();
-      return p !== null && key in p;
-    },
-    ownKeys: () => {
-      const p = real();
-      return p === null ? [] : Reflect.ownKeys(p);
-    },
-    getOwnPropertyDescriptor: (_, key) => {
-      const p = real();
-      const d = p === null ? undefined : Reflect.getOwnPropertyDescriptor(p, key);
-      // (Reported configurable: a Proxy may not call a property its target lacks anything else.)
-      return d === undefined ? undefined : { ...d, configurable: true };
-    },
-    getPrototypeOf: () => (client === undefined ? Object.prototype : client[name].prototype),
+function forwardTo(cls, name) {
+  const { methods, getters } = CLIENT_MEMBERS[name];
+  for (const key of methods) {
+    const forward = { [key](...args) { return clientModule()[name].prototype[key].apply(this, args); } }[key];
+    Object.defineProperty(cls.prototype, key, { value: forward, writable: true, configurable: true });
+  }
+  // What wasm-bindgen's free() calls on its object (not enumerable, as on the module's class).
+  Object.defineProperty(cls.prototype, "__destroy_into_raw", {
+    value() { return clientModule()[name].prototype.__destroy_into_raw.call(this); },
+    writable: true,
+    configurable: true,
   });
+  for (const key of getters) {
+    Object.defineProperty(cls.prototype, key, { get() { return Reflect.get(clientModule()[name].prototype, key, this); }, configurable: true });
+  }
+  // `using` frees; `await using` closes, then frees (as in the module's classes; shared.js).
+  if (typeof Symbol.dispose === "symbol") {
+    Object.defineProperty(cls.prototype, Symbol.dispose, { value() { cls.prototype.free.call(this); }, writable: true, configurable: true });
+  }
+  closeOnAsyncDispose(cls, name === "McpHub" ? "closeAll" : "close");
+  Object.defineProperty(cls, "name", { value: name }); // (kept in a bundle that renamed the class)
 }
 
-/**
- * A client of one MCP server. Its objects are the module's own, with this class's prototype (which inherits
- * the module class's): `instanceof`, `constructor`, a spy or stub set on `McpClient.prototype`, and subclasses
- * work as on any class.
- */
+/** The prototype an object made as `new.target` gets (as the spec's GetPrototypeFromConstructor). */
+function prototypeFor(target, fallback) {
+  const p = target.prototype;
+  return p !== null && (typeof p === "object" || typeof p === "function") ? p : fallback.prototype;
+}
+
+/** A client of one MCP server (see index.d.ts). */
 class McpClient {
   constructor(url, options) {
     const obj = new (clientModule().McpClient)(url, options);
-    Object.setPrototypeOf(obj, new.target.prototype);
+    Object.setPrototypeOf(obj, prototypeFor(new.target, McpClient));
     return obj;
   }
 }
+forwardTo(McpClient, "McpClient");
 
-/** Several MCP servers behind one set of tools (as McpClient, in the client's module). */
+/** Several MCP servers behind one set of tools (see index.d.ts). */
 class McpHub {
   constructor(servers, options) {
     const obj = new (clientModule().McpHub)(servers, options);
-    Object.setPrototypeOf(obj, new.target.prototype);
+    Object.setPrototypeOf(obj, prototypeFor(new.target, McpHub));
     return obj;
   }
 }
-
-for (const [cls, name] of [[McpClient, "McpClient"], [McpHub, "McpHub"]]) {
-  Object.setPrototypeOf(cls.prototype, loadingPrototype(name));
-  Object.defineProperty(cls, "name", { value: name }); // (kept in a bundle that renamed the class)
-}
+forwardTo(McpHub, "McpHub");
 
 /** Kept for code shared with browsers, where it must be awaited once. Node needs nothing. */
 function initAsync() {

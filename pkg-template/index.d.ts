@@ -937,7 +937,8 @@ export class ToolwireError extends Error {
 /**
  * Loads the WebAssembly module. Required once before anything else in browsers and bundlers
  * (`toolwire` resolves to the web build there); idempotent, and a no-op in Node, where the module loads
- * synchronously on import, and in Cloudflare Workers, where the `workerd` entry loads it on import.
+ * synchronously on import (and the module with the MCP client on the first `McpClient` or `McpHub`), and in
+ * Cloudflare Workers, where the `workerd` entry loads it on import.
  * `input` defaults to the `.wasm` file next to the module; pass a URL, a `Response`, bytes or a compiled
  * `WebAssembly.Module` to load it from elsewhere (in Workers, only the module: `import wasm from
  * "toolwire/toolwire.wasm"`; in a module run from a `blob:` or `data:` URL, an inline worker, which has no file

@@ -1,5 +1,5 @@
 // Node, ES modules. Loads the CommonJS entry (index.cjs) so that `import` and `require` in the same
-// process share one WebAssembly instance. Synchronous: no initialisation is needed in Node. A plain
+// process share the same WebAssembly instances (index.cjs says which). Synchronous: no initialisation is needed in Node. A plain
 // import (not createRequire) so that bundlers targeting Node follow it.
 import api from "./index.cjs";
 

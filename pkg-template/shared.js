@@ -54,7 +54,9 @@ function describeThis(v) {
  * `free()` called from inside one of its methods throw an `INVALID_INPUT` ToolwireError too, before the module is
  * entered.
  */
-function guardFreed(cls, name, changing = [], mod = wasm) {
+function guardFreed(cls, name, changing = [], mod = wasm, owner = cls) {
+  // `owner`: the class whose objects these are (in Node, McpClient's and McpHub's objects are the entry's
+  // classes', which forward to the module's: index.cjs).
   const proto = cls.prototype;
   // The pointer an instance holds is its own but not enumerable: a copy that keeps the class (lodash's
   // `_.clone`, a store's snapshot, `Object.assign(Object.create(proto), obj)`) copies enumerable fields only, and
@@ -77,7 +79,7 @@ function guardFreed(cls, name, changing = [], mod = wasm) {
       // A class's prototype (an inspector or a test framework reading `NameMap.prototype.size`), whose
       // `constructor.name` would make it "a NameMap".
       prototype = Object.prototype.hasOwnProperty.call(v, "constructor") && typeof v.constructor === "function" && v.constructor.prototype === v;
-      copy = !prototype && v instanceof cls;
+      copy = !prototype && v instanceof owner;
     } catch {}
     if (prototype)
       return new ToolwireError("INVALID_INPUT", `${what} on ${v.constructor.name || name}.prototype, not on a ${name}: use it on a ${name} toolwire made`);
@@ -104,7 +106,7 @@ function guardFreed(cls, name, changing = [], mod = wasm) {
     if (key === "free" && typeof d.value === "function") {
       const free = d.value;
       d.value = function () {
-        if (!isOwn(this, cls)) throw notOne(key, this);
+        if (!isOwn(this, owner)) throw notOne(key, this);
         if (this.__wbg_ptr === 0) return;
         if (depth !== 0 && busy(this, true, mod)) throw reentered(key);
         // An McpClient's or McpHub's running calls and streams end with it (not with a garbage collection).
@@ -115,7 +117,7 @@ function guardFreed(cls, name, changing = [], mod = wasm) {
       const method = d.value;
       const changes = changing.includes(key);
       d.value = function (...args) {
-        if (!isOwn(this, cls)) throw notOne(key, this);
+        if (!isOwn(this, owner)) throw notOne(key, this);
         if (this.__wbg_ptr === 0) throw freed();
         if (depth !== 0 && busy(this, changes, mod)) throw reentered(key);
         enter(this, changes, mod);
@@ -128,7 +130,7 @@ function guardFreed(cls, name, changing = [], mod = wasm) {
     } else if (d.get) {
       const get = d.get;
       d.get = function () {
-        if (!isOwn(this, cls)) throw notOne(key, this, true);
+        if (!isOwn(this, owner)) throw notOne(key, this, true);
         if (this.__wbg_ptr === 0) throw freed();
         if (depth !== 0 && busy(this, false, mod)) throw reentered(key);
         return get.call(this);
@@ -176,12 +178,16 @@ function closeOnAsyncDispose(cls, close) {
     configurable: true,
   });
 }
-/** Guards the classes of a module: `wasm`'s here, and in Node the MCP client's module's when it loads (index.cjs). */
-function guardClasses(m) {
-  if (m.McpClient) closeOnAsyncDispose(m.McpClient, "close");
-  if (m.McpHub) closeOnAsyncDispose(m.McpHub, "closeAll");
+/**
+ * Guards the classes of a module: `wasm`'s here, and in Node the MCP client's module's when it loads
+ * (index.cjs), whose McpClient and McpHub objects are of the entry's classes (`owners`), which have the
+ * `await using` of their own.
+ */
+function guardClasses(m, owners = {}) {
+  if (m.McpClient && !owners.McpClient) closeOnAsyncDispose(m.McpClient, "close");
+  if (m.McpHub && !owners.McpHub) closeOnAsyncDispose(m.McpHub, "closeAll");
   for (const [cls, name, changing] of [[m.NameMap, "NameMap"], [m.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [m.TextToolCallAccumulator, "TextToolCallAccumulator", ["push", "finish"]], [m.PermissionPolicy, "PermissionPolicy"], [m.McpClient, "McpClient"], [m.McpHub, "McpHub"]]) {
-    if (cls) guardFreed(cls, name, changing, m);
+    if (cls) guardFreed(cls, name, changing, m, owners[name] ?? cls);
   }
 }
 guardClasses(wasm);

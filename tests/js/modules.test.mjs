@@ -5,9 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { cpSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const pkgDir = fileURLToPath(new URL("../../pkg/", import.meta.url));
 
@@ -96,15 +96,34 @@ const real = tw.McpClient.prototype.connect;
 tw.McpClient.prototype.connect = function () { return "stubbed " + (this instanceof tw.McpClient); };
 const client = new tw.McpClient("http://127.0.0.1:9/mcp");
 console.log(client.connect(), typeof real);
-delete tw.McpClient.prototype.connect;
+tw.McpClient.prototype.connect = real; // (as a spy restores it)
 const connecting = client.connect();
 connecting.catch(() => {}); // (abandoned by free() below)
 console.log(connecting instanceof Promise);
 // A mock generator walking the prototype's own names and descriptors finds the methods.
-const names = Object.getOwnPropertyNames(Object.getPrototypeOf(tw.McpHub.prototype));
-console.log(names.includes("listTools"), names.includes("closeAll"), typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(tw.McpHub.prototype), "tools").value);
-client.free();`);
-  assert.deepEqual(out, ["stubbed true function", "true", "true true function"]);
+const names = Object.getOwnPropertyNames(tw.McpHub.prototype);
+console.log(names.includes("listTools"), names.includes("closeAll"), typeof Object.getOwnPropertyDescriptor(tw.McpHub.prototype, "tools").value);
+// await using closes through the prototype's close (a spy there sees it), then frees.
+let closed = 0;
+const close = tw.McpClient.prototype.close;
+tw.McpClient.prototype.close = function () { closed++; return close.call(this); };
+(async () => {
+  const disposed = new tw.McpClient("http://127.0.0.1:9/mcp");
+  await disposed[Symbol.asyncDispose](); // what "await using" calls
+  client.free();
+  console.log(closed, Object.getPrototypeOf(tw.McpClient.prototype) === Object.prototype);
+})();`);
+  assert.deepEqual(out, ["stubbed true function", "true", "true true function", "1 true"]);
+});
+
+test("modules: the entry's McpClient and McpHub forward every member of the module's classes", () => {
+  const out = fresh(`
+const raw = require(${JSON.stringify(pkgDir + "node/toolwire.js")});
+for (const name of ["McpClient", "McpHub"]) {
+  const members = (proto) => Object.getOwnPropertyNames(proto).filter((k) => k !== "constructor" && !k.startsWith("__")).map((k) => k + (Object.getOwnPropertyDescriptor(proto, k).get ? " (get)" : "")).sort().join();
+  console.log(members(raw[name].prototype) === members(tw[name].prototype), members(tw[name].prototype).length > 0);
+}`);
+  assert.deepEqual(out, ["true true", "true true"]);
 });
 
 test("modules: the two modules' objects are told apart while a method runs (their pointers may be equal)", () => {
@@ -130,15 +149,17 @@ console.log(again);`);
   assert.deepEqual(out, ["true", "undefined", "INVALID_INPUT"]);
 });
 
-test("modules: a method read from McpClient.prototype before any client is made loads the whole module", () => {
+test("modules: reading McpClient.prototype loads nothing; a method called on something else loads the module and says so", () => {
   const out = fresh(`
-console.log(loaded().join());
 const connect = tw.McpClient.prototype.connect;
-console.log(typeof connect, loaded().join());
-try { connect.call({}); } catch (e) { console.log(e.code); }`);
-  assert.deepEqual(out, ["toolwire_convert.js", "function toolwire.js,toolwire_convert.js", "INVALID_INPUT"]);
-  // \`in\` alone loads it too.
-  assert.deepEqual(fresh(`console.log("listTools" in tw.McpHub.prototype, "nope" in tw.McpHub.prototype, loaded().join());`), ["true false toolwire.js,toolwire_convert.js"]);
+console.log(typeof connect, "listTools" in tw.McpHub.prototype, "nope" in tw.McpHub.prototype, String(tw.McpClient.prototype), loaded().join());
+try { connect.call({}); } catch (e) { console.log(e.code, loaded().join()); }
+try { tw.McpClient.prototype.connect(); } catch (e) { console.log(e.message); }`);
+  assert.deepEqual(out, [
+    "function true false [object Object] toolwire_convert.js",
+    "INVALID_INPUT toolwire.js,toolwire_convert.js",
+    "McpClient.connect() was called on McpClient.prototype, not on a McpClient: use it on a McpClient toolwire made",
+  ]);
 });
 
 test("modules: without the client's .wasm, converting works, the first client says LOAD_FAILED, and a retry after it is put back works", () => {
@@ -152,13 +173,13 @@ test("modules: without the client's .wasm, converting works, the first client sa
 console.log(tw.convertMcpTools([{ name: "a" }], "openai").length);
 const make = () => { try { new tw.McpClient("http://127.0.0.1:9/mcp").free(); return "made"; } catch (e) { return e.code + " " + e.message.split(";")[0]; } };
 console.log(make());
-// Reading the classes' prototypes never throws: they read as empty until the module loads.
+// Reading the classes' prototypes loads nothing, and so never throws.
 console.log(typeof tw.McpClient.prototype.connect, "listTools" in tw.McpHub.prototype, require("node:util").inspect(tw, { showHidden: true }).length > 0);
 require("node:fs").renameSync(${JSON.stringify(wasm + ".away")}, ${JSON.stringify(wasm)});
 console.log(make(), typeof tw.McpClient.prototype.connect);`,
       dir,
     );
-    assert.deepEqual(out, ["1", "LOAD_FAILED toolwire: cannot read its WebAssembly module", "undefined false true", "made function"]);
+    assert.deepEqual(out, ["1", "LOAD_FAILED toolwire: cannot read its WebAssembly module", "function true true", "made function"]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -186,6 +207,54 @@ console.log(make());`,
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("modules: a client module that is no module, or another build's, is LOAD_FAILED with what it met; converting goes on", () => {
+  for (const [kind, make] of [
+    ["truncated", (file) => writeFileSync(file, readFileSync(file).subarray(0, 100_000))],
+    ["another build's", (file) => copyFileSync(join(dirname(file), "toolwire_convert_bg.wasm"), file)],
+  ]) {
+    const dir = mkdtempSync(join(tmpdir(), "toolwire-modules-"));
+    try {
+      cpSync(pkgDir, dir, { recursive: true });
+      make(join(dir, "web", "toolwire_bg.wasm"));
+      const out = fresh(
+        `
+try { new tw.McpClient("http://127.0.0.1:9/mcp"); } catch (e) { console.log(e instanceof tw.ToolwireError, e.code, e.message.startsWith("toolwire: cannot load the module with the MCP client (web/toolwire_bg.wasm): "), e.cause?.name); }
+console.log(tw.convertMcpTools([{ name: "a" }], "openai").length);`,
+        dir,
+      );
+      assert.match(out[0], /^true LOAD_FAILED true (CompileError|TypeError|LinkError)$/, kind);
+      assert.equal(out[1], "1", kind);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test("modules: a hardened package (every export, prototype and member frozen) still gives working clients", () => {
+  // (The language's own objects are left alone: SES's lockdown freezes those its own way.)
+  const out = fresh(`
+const seen = new Set([Object.prototype, Function.prototype, Error.prototype]);
+const harden = (v) => {
+  if ((typeof v !== "object" && typeof v !== "function") || v === null || seen.has(v)) return;
+  seen.add(v);
+  Object.freeze(v);
+  harden(Object.getPrototypeOf(v));
+  for (const k of Reflect.ownKeys(v)) { const d = Object.getOwnPropertyDescriptor(v, k); harden(d.value); harden(d.get); harden(d.set); }
+};
+harden(tw);
+const c = new tw.McpClient("http://127.0.0.1:9/mcp");
+console.log(c instanceof tw.McpClient, typeof c.connect, String(c.sessionId), [...Object.keys(c)].length);
+(() => { "use strict"; try { c.sessionId = "forged"; } catch (e) { console.log(e.name); } })();
+c.free();
+try { c.connect(); } catch (e) { console.log(e.code); }
+// A new.target whose prototype is no object gives the class's own (as the language does).
+const odd = function () {}; odd.prototype = 5;
+const r = Reflect.construct(tw.McpHub, [{}], odd);
+console.log(Object.getPrototypeOf(r) === tw.McpHub.prototype);
+r.free();`);
+  assert.deepEqual(out, ["true function undefined 0", "TypeError", "INVALID_INPUT", "true"]);
 });
 
 test("modules: a frozen McpClient.prototype (SES's harden) still gives working clients", () => {
