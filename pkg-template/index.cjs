@@ -121,7 +121,7 @@ function clientModule() {
       clientFailure =
         e?.name === "ToolwireError"
           ? e
-          : new ToolwireError("LOAD_FAILED", `toolwire: cannot load the module with the MCP client (web/toolwire_bg.wasm): ${e?.message ?? e}`);
+          : new ToolwireError("LOAD_FAILED", `toolwire: cannot load the module with the MCP client (web/toolwire_bg.wasm, or its copy beside a bundle; another build's?): ${e?.message ?? e}`);
       if (clientFailure !== e) clientFailure.cause = e;
     }
     throw clientFailure;
@@ -134,7 +134,8 @@ function clientModule() {
 /**
  * McpClient and McpHub construct the module's objects with their own prototype (or a subclass's), and their
  * prototypes forward each method and getter to the module's class's, guarded there: a spy or stub set on
- * `McpClient.prototype` reaches every client, and reading or freezing the prototype loads nothing.
+ * `McpClient.prototype` reaches every client, and reading a method there or freezing the prototype loads
+ * nothing (a getter read on it, or a method called on another object, loads the module, which says so).
  */
 function forwardTo(cls, name) {
   const { methods, getters } = CLIENT_MEMBERS[name];
@@ -144,7 +145,7 @@ function forwardTo(cls, name) {
   }
   // What wasm-bindgen's free() calls on its object (not enumerable, as on the module's class).
   Object.defineProperty(cls.prototype, "__destroy_into_raw", {
-    value() { return clientModule()[name].prototype.__destroy_into_raw.call(this); },
+    value() { return isOwn(this, cls) ? clientModule()[name].prototype.__destroy_into_raw.call(this) : 0; },
     writable: true,
     configurable: true,
   });
@@ -153,7 +154,7 @@ function forwardTo(cls, name) {
   }
   // `using` frees; `await using` closes, then frees (as in the module's classes; shared.js).
   if (typeof Symbol.dispose === "symbol") {
-    Object.defineProperty(cls.prototype, Symbol.dispose, { value() { cls.prototype.free.call(this); }, writable: true, configurable: true });
+    Object.defineProperty(cls.prototype, Symbol.dispose, { value() { isOwn(this, cls) ? this.free() : cls.prototype.free.call(this); }, writable: true, configurable: true });
   }
   closeOnAsyncDispose(cls, name === "McpHub" ? "closeAll" : "close");
   Object.defineProperty(cls, "name", { value: name }); // (kept in a bundle that renamed the class)

@@ -141,7 +141,8 @@ function guardFreed(cls, name, changing = [], mod = wasm, owner = cls) {
   // `using` ends with [Symbol.dispose](), which wasm-bindgen sets to the unguarded free.
   if (typeof Symbol.dispose === "symbol" && typeof proto[Symbol.dispose] === "function") {
     const free = proto.free;
-    Object.defineProperty(proto, Symbol.dispose, { value: function () { free.call(this); }, writable: true, configurable: true });
+    // (An instance's own free(): a subclass's, where it has one.)
+    Object.defineProperty(proto, Symbol.dispose, { value: function () { isOwn(this, owner) ? this.free() : free.call(this); }, writable: true, configurable: true });
   }
 }
 
@@ -169,10 +170,12 @@ function closeOnAsyncDispose(cls, close) {
   const proto = cls.prototype;
   Object.defineProperty(proto, Symbol.asyncDispose, {
     value: async function () {
-      // On anything but an instance, the close method says so (INVALID_INPUT), as every method does.
-      if (isOwn(this, cls) && this.__wbg_ptr === 0) return;
-      await proto[close].call(this);
-      proto.free.call(this);
+      // On anything but an instance, the close method says so (INVALID_INPUT), as every method does. On an
+      // instance, its own close() and free() (a subclass's, where it has them).
+      if (!isOwn(this, cls)) return proto[close].call(this);
+      if (this.__wbg_ptr === 0) return;
+      await this[close]();
+      this.free();
     },
     writable: true,
     configurable: true,

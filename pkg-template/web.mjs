@@ -57,13 +57,15 @@ export function initAsync(input) {
   return attempt;
 }
 
+/** The glue this entry's module imports (convert.mjs's: "./toolwire_convert_bg.js"; scripts/build-pkg.sh). */
+const ENTRY_GLUE = "./toolwire_bg.js";
 const FILE = 'the file is exported as "toolwire/toolwire.wasm"';
 const HINT =
   'pass the file to initAsync (a URL, a Response, its bytes or a WebAssembly.Module; it is exported as "toolwire/toolwire.wasm"), ' +
   'or let the bundler copy it (README, "Bundlers")';
 const WORKERS =
-  'Cloudflare Workers compile no WebAssembly at run time: import "toolwire" (its workerd build loads the module itself), ' +
-  'or import the module and pass it: import wasm from "toolwire/toolwire.wasm"; await initAsync(wasm) (README, "Cloudflare Workers")';
+  'Cloudflare Workers compile no WebAssembly at run time: import "toolwire" (its workerd build loads the module itself), or import the module and pass it: ' +
+  'import wasm from "toolwire/toolwire.wasm"; await initAsync(wasm) (README, "Cloudflare Workers")';
 const CSP =
   "the Content Security Policy in force (the page's, the worker's, the extension's) forbids compiling WebAssembly: " +
   "add 'wasm-unsafe-eval' to its script-src " +
@@ -160,6 +162,13 @@ async function toolwireModule(input) {
   const exports = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
   const missing = ["__wbindgen_start", "convertMcpTools", "version"].filter((name) => !exports.has(name));
   if (missing.length) throw new Error(`the WebAssembly module given is not toolwire's (it exports no ${missing.join(", ")})`);
+  // The module with the MCP client and the one without it (toolwire/convert's) import their own glue.
+  const glue = WebAssembly.Module.imports(module)[0]?.module;
+  if (glue !== ENTRY_GLUE && /^\.\/toolwire(_convert)?_bg\.js$/.test(glue)) {
+    const file = (name) => ["toolwire", name.includes("convert") ? "convert.wasm" : "toolwire.wasm"].join("/");
+    const what = (name) => (name.includes("convert") ? "the module without the MCP client" : "the module with the MCP client");
+    throw new Error(`the WebAssembly module given is "${file(glue)}", ${what(glue)}; this entry takes "${file(ENTRY_GLUE)}", ${what(ENTRY_GLUE)}`);
+  }
   return module;
 }
 

@@ -192,6 +192,8 @@ node -e '
   swap("\"./web/toolwire.js\"", "\"./web/toolwire_convert.js\"", "its glue");
   swap("toolwire_bg.wasm", "toolwire_convert_bg.wasm", "its .wasm");
   swap("toolwire/toolwire.wasm", "toolwire/convert.wasm", "its .wasm export");
+  swap("const ENTRY_GLUE = \"./toolwire_bg.js\";", "const ENTRY_GLUE = \"./toolwire_convert_bg.js\";", "the glue its module imports");
+  swap("import \"toolwire\" (its workerd build loads the module itself), or ", "", "the Workers hint");
   const client = /^\/\/ @client-begin.*\n[^]*?^\/\/ @client-end\n/m;
   if (!client.test(text)) {
     console.error("build-pkg: web.mjs has no @client-begin ... @client-end block; update the making of convert.mjs");

@@ -30,9 +30,19 @@ test("convert: its default file is the module without the client, a third smalle
   // Bytes that are no module: what to pass names this entry's file.
   const bad = await convert.initAsync(new Uint8Array([0, 1, 2, 3])).then(() => null, (e) => e);
   assert.match(bad?.message, /^toolwire: loading the WebAssembly module failed: .*magic.*; pass the file to initAsync .*"toolwire\/convert\.wasm"/);
-  // The whole module is refused (its imports are not this glue's): the message says what was given.
+  // The whole module is refused (its imports are not this glue's): the message says what was given, and the
+  // web entry refuses this one's the same way.
   const wrong = await convert.initAsync(readFileSync(wholeWasm)).then(() => null, (e) => e);
   assert.equal(wrong?.code, "LOAD_FAILED", String(wrong));
+  assert.match(wrong.message, /the WebAssembly module given is "toolwire\/toolwire\.wasm", the module with the MCP client; this entry takes "toolwire\/convert\.wasm", the module without the MCP client/);
+  const other = await web.initAsync(readFileSync(convertWasm)).then(() => null, (e) => e);
+  assert.equal(other?.code, "LOAD_FAILED", String(other));
+  assert.match(other.message, /the WebAssembly module given is "toolwire\/convert\.wasm", the module without the MCP client; this entry takes "toolwire\/toolwire\.wasm", the module with the MCP client/);
+  // In Cloudflare Workers it is told to pass its own module (the workerd entry is the whole module's).
+  const text = readFileSync(new URL("convert.mjs", pkg), "utf8");
+  assert.ok(text.includes("Cloudflare Workers compile no WebAssembly at run time: import the module and pass it: "), "the Workers hint");
+  assert.ok(text.includes('import wasm from "toolwire/convert.wasm"; await initAsync(wasm)'), "names toolwire/convert.wasm");
+  assert.ok(!text.includes("its workerd build"), "and not the main entry's workerd build");
   const ratio = statSync(convertWasm).size / statSync(wholeWasm).size;
   assert.ok(ratio < 0.75, `the module without the client is ${ratio.toFixed(2)} of the whole one`);
 });

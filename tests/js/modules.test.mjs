@@ -116,6 +116,26 @@ tw.McpClient.prototype.close = function () { closed++; return close.call(this); 
   assert.deepEqual(out, ["stubbed true function", "true", "true true function", "1 true"]);
 });
 
+test("modules: using and await using call a subclass's own close() and free(); the module's internals refuse other objects", () => {
+  const out = fresh(`
+const said = [];
+class Logged extends tw.McpClient {
+  async close() { said.push("Logged.close"); return super.close(); }
+  free() { said.push("Logged.free"); return super.free(); }
+}
+(async () => {
+  const a = new Logged("http://127.0.0.1:9/mcp");
+  await a[Symbol.asyncDispose]();
+  const b = new Logged("http://127.0.0.1:9/mcp");
+  b[Symbol.dispose]();
+  console.log(said.join(), a.__wbg_ptr, b.__wbg_ptr);
+  // wasm-bindgen's free() step, called on another object (a NameMap of the other module), does nothing to it.
+  const map = tw.NameMap.fromTools([{ name: "t" }], "openai");
+  console.log(tw.McpClient.prototype.__destroy_into_raw.call(map), map.has("t"));
+})();`);
+  assert.deepEqual(out, ["Logged.close,Logged.free,Logged.free 0 0", "0 true"]);
+});
+
 test("modules: the entry's McpClient and McpHub forward every member of the module's classes", () => {
   const out = fresh(`
 const raw = require(${JSON.stringify(pkgDir + "node/toolwire.js")});
@@ -220,7 +240,7 @@ test("modules: a client module that is no module, or another build's, is LOAD_FA
       make(join(dir, "web", "toolwire_bg.wasm"));
       const out = fresh(
         `
-try { new tw.McpClient("http://127.0.0.1:9/mcp"); } catch (e) { console.log(e instanceof tw.ToolwireError, e.code, e.message.startsWith("toolwire: cannot load the module with the MCP client (web/toolwire_bg.wasm): "), e.cause?.name); }
+try { new tw.McpClient("http://127.0.0.1:9/mcp"); } catch (e) { console.log(e instanceof tw.ToolwireError, e.code, e.message.startsWith("toolwire: cannot load the module with the MCP client (web/toolwire_bg.wasm, or its copy beside a bundle; another build's?): "), e.cause?.name); }
 console.log(tw.convertMcpTools([{ name: "a" }], "openai").length);`,
         dir,
       );
