@@ -17,27 +17,27 @@ rm -rf pkg
 
 say "cargo build --release --target wasm32-unknown-unknown"
 cargo build --lib --release --target wasm32-unknown-unknown
-wasm=target/wasm32-unknown-unknown/release/toolwire.wasm
-
-for target in nodejs web; do
-  dir=pkg/${target%js}   # nodejs -> node, web -> web
-  say "wasm-bindgen --target $target --out-dir $dir"
-  wasm-bindgen --target "$target" --out-dir "$dir" --out-name toolwire "$wasm"
-  # The public declarations are pkg-template/index.d.ts; these generated ones say `any` everywhere.
-  rm -f "$dir"/toolwire.d.ts "$dir"/toolwire_bg.wasm.d.ts
-done
 
 # The module without the MCP client (the crate's `client` feature off), which Node loads for everything
-# else (pkg-template/index.cjs): a third smaller, so a process that converts starts sooner. Its own target
-# directory, so that neither build makes the other's stale (the dependencies are built once in each).
+# else (pkg-template/index.cjs) and browsers through `toolwire/convert` (convert.mjs, made from web.mjs
+# below): a third smaller, so a process that converts starts sooner. Its own target directory, so that
+# neither build makes the other's stale (the dependencies are built once in each).
 say "cargo build --release --target wasm32-unknown-unknown --no-default-features (without the MCP client)"
 cargo build --lib --release --target wasm32-unknown-unknown --no-default-features --target-dir target/convert
-# The browser's too (the `toolwire/convert` entry, convert.mjs, made from web.mjs below).
-for target in nodejs web; do
-  dir=pkg/${target%js}
-  say "wasm-bindgen --target $target --out-dir $dir --out-name toolwire_convert"
-  wasm-bindgen --target "$target" --out-dir "$dir" --out-name toolwire_convert target/convert/wasm32-unknown-unknown/release/toolwire.wasm
-  rm -f "$dir"/toolwire_convert.d.ts "$dir"/toolwire_convert_bg.wasm.d.ts
+
+# Each module's glue for Node and for browsers: toolwire (the whole module) and toolwire_convert.
+for name in toolwire toolwire_convert; do
+  case "$name" in
+    toolwire) wasm=target/wasm32-unknown-unknown/release/toolwire.wasm ;;
+    toolwire_convert) wasm=target/convert/wasm32-unknown-unknown/release/toolwire.wasm ;;
+  esac
+  for target in nodejs web; do
+    dir=pkg/${target%js}   # nodejs -> node, web -> web
+    say "wasm-bindgen --target $target --out-dir $dir --out-name $name"
+    wasm-bindgen --target "$target" --out-dir "$dir" --out-name "$name" "$wasm"
+    # The public declarations are pkg-template/index.d.ts; these generated ones say `any` everywhere.
+    rm -f "$dir/$name.d.ts" "$dir/${name}_bg.wasm.d.ts"
+  done
 done
 
 # Module type of each build, set explicitly so Node never has to guess (and never warns):
