@@ -396,6 +396,32 @@ fn any_to_escape(w: u64) -> bool {
     (control | quote | backslash) & HIGH != 0
 }
 
+/// The position of the first `"`, `\` or control character at or after `i` (or the end): where
+/// a run of a JSON string's plain bytes ends. Eight bytes at a time: in a word, a byte equal to
+/// `c` is a zero byte of `w ^ c*ONES`, and `(x - ONES) & !x & HIGH` marks a word's zero bytes
+/// (exactly the first one: a false mark only ever sits above a true one), as
+/// `(w - 0x20*ONES) & !w & HIGH` marks its bytes below 0x20 (the same way).
+#[inline(always)]
+pub(crate) fn string_run_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let w = u64::from_le_bytes(*chunk);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let marks = ((quote.wrapping_sub(ONES) & !quote) | (backslash.wrapping_sub(ONES) & !backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGH;
+        if marks != 0 {
+            return i + (marks.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// Appends `s` as a JSON string with serde_json's escapes: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
 /// `\t`, and `\u00xx` (lowercase hex) for the other control characters; nothing else.
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
@@ -900,6 +926,26 @@ mod tests {
         assert!(!needs_escape("") && !needs_escape("plain text with ü and 😀"));
     }
     use super::*;
+
+    #[test]
+    fn string_run_end_finds_the_first_special_byte() {
+        let specials = [b'"', b'\\', 0, 0x1f, b'\n'];
+        for len in 0..20 {
+            for at in 0..=len {
+                for &special in &specials {
+                    // Bytes around the specials' values that are not special: space, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff.
+                    let mut bytes: Vec<u8> = (0..len).map(|i| [b' ', 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff][i % 7]).collect();
+                    if at < len {
+                        bytes[at] = special;
+                        if at + 1 < len {
+                            bytes[at + 1] = b'"';
+                        }
+                    }
+                    assert_eq!(string_run_end(&bytes, 0), at, "{bytes:?}");
+                }
+            }
+        }
+    }
     use serde_json::json;
 
     /// `find` gives what `str::find` gives, for needles of one to 16 bytes (and past them, where

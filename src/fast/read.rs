@@ -13,6 +13,7 @@ use bumpalo::Bump;
 use serde_json::Value;
 
 use super::{keys_unique, Node, Text};
+use crate::text;
 use crate::model::MAX_JSON_ITEMS;
 
 /// The deepest nesting this reader takes: deeper text (rare: a schema some 60 levels deep) is
@@ -258,7 +259,7 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn string(&mut self) -> Option<Text<'a>> {
         let start = self.pos;
-        let end = scan(self.bytes, start);
+        let end = text::string_run_end(self.bytes, start);
         match *self.bytes.get(end)? {
             b'"' => {
                 self.pos = end + 1;
@@ -323,7 +324,7 @@ impl<'a> Reader<'a> {
             };
             s.push(c);
             let from = at + 2;
-            let end = scan(self.bytes, from);
+            let end = text::string_run_end(self.bytes, from);
             s.push_str(self.text.get(from..end)?);
             match *self.bytes.get(end)? {
                 b'"' => {
@@ -401,34 +402,6 @@ impl<'a> Reader<'a> {
         }
         (self.pos > from).then_some(())
     }
-}
-
-/// The position of the first `"`, `\` or control character at or after `i` (or the end),
-/// eight bytes at a time: in a word, a byte equal to `c` is a zero byte of `w ^ c*ONES`, and
-/// `(x - ONES) & !x & HIGHS` marks a word's zero bytes (exactly the first one: a false mark
-/// only ever sits above a true one), as `(w - 0x20*ONES) & !w & HIGHS` marks its bytes below
-/// 0x20 (the same way).
-#[inline(always)]
-fn scan(bytes: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
-    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let w = u64::from_le_bytes(*chunk);
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let marks = ((quote.wrapping_sub(ONES) & !quote) | (backslash.wrapping_sub(ONES) & !backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGHS;
-        if marks != 0 {
-            return i + (marks.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            break;
-        }
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]
@@ -601,26 +574,6 @@ mod tests {
             assert_eq!(read(&text, &Bump::new()).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
             let text = format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
             assert_eq!(read(&text, &Bump::new()).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
-        }
-    }
-
-    #[test]
-    fn scan_finds_the_first_special_byte() {
-        let specials = [b'"', b'\\', 0, 0x1f, b'\n'];
-        for len in 0..20 {
-            for at in 0..=len {
-                for &special in &specials {
-                    // Bytes around the specials' values that are not special: space, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff.
-                    let mut bytes: Vec<u8> = (0..len).map(|i| [b' ', 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff][i % 7]).collect();
-                    if at < len {
-                        bytes[at] = special;
-                        if at + 1 < len {
-                            bytes[at + 1] = b'"';
-                        }
-                    }
-                    assert_eq!(scan(&bytes, 0), at, "{bytes:?}");
-                }
-            }
         }
     }
 

@@ -52,12 +52,13 @@ const NUMBER_KEYWORDS: [&str; 13] = [
 /// is a value's (`default: {maximum: Infinity}`), whose `null` would be taken as given.
 const VALUE_KEYWORDS: [&str; 6] = ["default", "const", "enum", "examples", "_meta", "annotations"];
 
-/// The first `null` of `text`, `v`'s JSON, that stands for a number JSON cannot hold in `v`
-/// (`Infinity`, `NaN`, boxed as `new Number(NaN)` too; an invalid Date), where `null` would be
-/// taken for the caller's (a `default`, an `enum` value; not a schema's [`NUMBER_KEYWORDS`],
-/// reported where it is `null`): its place (`.a[1]`) and what it is. Only the `null`s of `text`
-/// are looked up in `v`, each from its container, read once (the containers on the way are read
-/// once each too): a few crossings a `null`, and text without one costs a search of it.
+/// The first `null` of `text`, `v`'s JSON as `JSON.stringify` writes it, that stands for a
+/// number JSON cannot hold in `v` (`Infinity`, `NaN`, boxed as `new Number(NaN)` too; an invalid
+/// Date), where `null` would be taken for the caller's (a `default`, an `enum` value; not a
+/// schema's [`NUMBER_KEYWORDS`], reported where it is `null`): its place (`.a[1]`) and what it
+/// is. Only the `null`s of `text` are looked up in `v`, each from its container, read once (the
+/// containers on the way are read once each too): a few crossings a `null`, and text without
+/// one costs a search of it.
 pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, String)> {
     #[derive(Clone, Copy)]
     enum Step {
@@ -92,10 +93,12 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
         (c.is_object() && plain).then_some(c)
     }
 
-    if !text.contains("null") {
+    // `text` is `JSON.stringify`'s, without whitespace: a `null` it wrote inside a container
+    // follows a `:`, `,` or `[`. Text with none such (a null only in a description) is not walked.
+    let b = text.as_bytes();
+    if !text.match_indices("null").any(|(i, _)| i > 0 && matches!(b[i - 1], b':' | b',' | b'[')) {
         return None;
     }
-    let b = text.as_bytes();
     // The place in each open container, and the container as read in `v` once a `null` in it
     // (or below it) was looked up: `Some(None)` where it cannot be read as written.
     let mut path: Vec<Step> = Vec::new();
@@ -106,10 +109,17 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
     while i < b.len() {
         match b[i] {
             b'"' => {
+                // To its closing quote, over runs of plain bytes eight at a time: most of the
+                // text is strings (a null in one is no null).
                 let start = i;
                 i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
+                loop {
+                    i = crate::text::string_run_end(b, i);
+                    match b.get(i) {
+                        Some(b'"') | None => break,
+                        Some(b'\\') => i += 2,
+                        Some(_) => i += 1,
+                    }
                 }
                 if key_next {
                     if let Some(Step::Key(s, e)) = path.last_mut() {

@@ -742,6 +742,15 @@ test("a number JSON cannot hold (Infinity, NaN) in a tool is INVALID_JSON at its
     const e = await refused(() => tw.convertMcpTools([tool(extra)], "openai"), "INVALID_JSON", /a number JSON cannot hold/);
     assert.ok(e.message.startsWith(`tool at index 0.inputSchema.properties.n${at}`) && /\b(-?Infinity|NaN), a number/.test(e.message), e.message);
   }
+  // Strings are read as strings, however long and whatever they hold (quotes and backslashes escaped, a control
+  // character, brackets, commas, the word null): the place found is the number's.
+  const noisy = (n) => ({
+    name: "noisy",
+    description: `a "quoted" null, {[ ]} \\ \\" \u0001 null${" and more".repeat(9)}`,
+    inputSchema: { type: "object", properties: { 'k"\\,[null]': { type: "string", description: "null]}, [null" }, n } },
+  });
+  await refused(() => tw.convertMcpTools([noisy({ type: "number", default: Infinity })], "openai"), "INVALID_JSON", /^tool at index 0\.inputSchema\.properties\.n\.default is Infinity, a number/);
+  assert.equal(tw.convertMcpTools([noisy({ type: ["number", "null"], default: null })], "openai")[0].function.parameters.properties.n.default, null);
   // An invalid Date, which JSON.stringify writes as null too; a valid one is its string.
   await refused(() => tw.convertMcpTools([tool({ default: new Date(NaN) })], "openai"), "INVALID_JSON", /^tool at index 0\.inputSchema\.properties\.n\.default is an invalid Date, which JSON\.stringify writes as null/);
   assert.equal(JSON.stringify(tw.convertMcpTools([tool({ default: new Date(0) })], "openai")[0].function.parameters.properties.n.default), '"1970-01-01T00:00:00.000Z"');
