@@ -69,6 +69,8 @@ function guardFreed(cls, name, changing = [], mod = wasm, owner = cls) {
     },
     configurable: true,
   });
+  // "an McpClient" (em-see-pee), "a NameMap".
+  const aName = `${/^(Mcp|[AEIOU])/.test(name) ? "an" : "a"} ${name}`;
   const freed = () => new ToolwireError("INVALID_INPUT", `this ${name} was freed (free() was called on it): make a new one`);
   // `read`: `key` is a getter (`size`), read rather than called.
   const notOne = (key, v, read = false) => {
@@ -82,16 +84,16 @@ function guardFreed(cls, name, changing = [], mod = wasm, owner = cls) {
       copy = !prototype && v instanceof owner;
     } catch {}
     if (prototype)
-      return new ToolwireError("INVALID_INPUT", `${what} on ${v.constructor.name || name}.prototype, not on a ${name}: use it on a ${name} toolwire made`);
+      return new ToolwireError("INVALID_INPUT", `${what} on ${v.constructor.name || name}.prototype, not on ${aName}: use it on ${aName} toolwire made`);
     if (copy)
       return new ToolwireError(
         "INVALID_INPUT",
-        `${what} on a copy of a ${name} (a clone, as lodash's _.clone or a store's snapshot makes one), which is no ${name}: keep and use the ${name} toolwire made`,
+        `${what} on a copy of ${aName} (a clone, as lodash's _.clone or a store's snapshot makes one), which is no ${name}: keep and use the ${name} toolwire made`,
       );
-    if (read) return new ToolwireError("INVALID_INPUT", `${what} on ${describeThis(v)}, not on a ${name}: read it on the ${name} (obj.${key})`);
+    if (read) return new ToolwireError("INVALID_INPUT", `${what} on ${describeThis(v)}, not on ${aName}: read it on the ${name} (obj.${key})`);
     return new ToolwireError(
       "INVALID_INPUT",
-      `${what} on ${describeThis(v)}, not on a ${name}: a method passed on its own (emitter.on("data", obj.${key})) loses its object; pass (x) => obj.${key}(x), or obj.${key}.bind(obj)`,
+      `${what} on ${describeThis(v)}, not on ${aName}: a method passed on its own (emitter.on("data", obj.${key})) loses its object; pass (x) => obj.${key}(x), or obj.${key}.bind(obj)`,
     );
   };
   // An McpClient's or McpHub's `__abandon` (its running calls and streams end with it) is free()'s alone: off the

@@ -178,7 +178,7 @@ try { tw.McpClient.prototype.connect(); } catch (e) { console.log(e.message); }`
   assert.deepEqual(out, [
     "function true false [object Object] toolwire_convert.js",
     "INVALID_INPUT toolwire.js,toolwire_convert.js",
-    "McpClient.connect() was called on McpClient.prototype, not on a McpClient: use it on a McpClient toolwire made",
+    "McpClient.connect() was called on McpClient.prototype, not on an McpClient: use it on an McpClient toolwire made",
   ]);
 });
 
