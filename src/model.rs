@@ -884,6 +884,21 @@ impl ContentBlock {
     }
 }
 
+/// The result field that `item`, an item of a content array, has where a content block would
+/// have a `type`: `content` (an array), `structuredContent` or `isError`; `None` for a block.
+fn result_shaped(item: &Value) -> Option<&'static str> {
+    let o = item.as_object().filter(|o| !o.contains_key("type"))?;
+    if o.get("content").is_some_and(Value::is_array) {
+        Some("content")
+    } else if o.get("structuredContent").is_some_and(|v| !v.is_null()) {
+        Some("structuredContent")
+    } else if o.get("isError").is_some_and(Value::is_boolean) {
+        Some("isError")
+    } else {
+        None
+    }
+}
+
 /// The result of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallToolResult {
@@ -920,6 +935,15 @@ impl CallToolResult {
         }
         match value {
             Value::Array(items) => {
+                // Blocks have a `type`; an item without one that has a result's fields is a
+                // result: a list of results, given where one is taken, would be sent as
+                // unknown blocks, and an error among them as a success.
+                if let Some((i, key)) = items.iter().enumerate().find_map(|(i, item)| result_shaped(item).map(|key| (i, key))) {
+                    return Err(Error::new(
+                        ErrorCode::InvalidInput,
+                        format!("expected a CallToolResult or a content array, got an array of results (its item {i} has `{key}` and no `type`): pass one result; toolResultMessages(calls, results, provider) takes one result per call"),
+                    ));
+                }
                 Ok(Self { content: items.into_iter().map(ContentBlock::from_value).collect(), ..Self::default() })
             }
             Value::Object(mut o) if !o.contains_key("content") && !o.contains_key("structuredContent") => {
@@ -1732,6 +1756,29 @@ mod tests {
         // Another object's `name` is no error's.
         let e = CallToolResult::from_value(json!({"name":"report","size":3})).unwrap_err();
         assert!(e.message.ends_with("got an object without content (its keys: name, size)"), "{}", e.message);
+    }
+
+    /// An array of results, where one result or a content array is taken, is refused (an item
+    /// without a `type` that has a result's fields); a content array, unknown blocks and all, is read.
+    #[test]
+    fn an_array_of_results_is_no_content_array() {
+        use serde_json::json;
+        let failed = json!({"isError": true, "content": [{"type": "text", "text": "failed"}]});
+        for (list, key) in [
+            (json!([failed]), "content"),
+            (json!([{"type": "text", "text": "a"}, {"structuredContent": {"n": 1}}]), "structuredContent"),
+            (json!([{"isError": false}]), "isError"),
+            (json!([[failed]]).as_array().unwrap()[0].clone(), "content"),
+        ] {
+            let e = CallToolResult::from_value(list.clone()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{list}");
+            assert!(e.message.contains(&format!("has `{key}` and no `type`")) && e.message.contains("pass one result"), "{}", e.message);
+        }
+        // Blocks, a block of a type not known, an object with neither: a content array as before.
+        let r = CallToolResult::from_value(json!([{"type": "text", "text": "a"}, {"type": "widget", "content": []}, {"note": 1}])).unwrap();
+        assert_eq!(r.content.len(), 3);
+        // A result wrapping a content array (a hub's `{isError, result: [...]}`) too.
+        assert_eq!(CallToolResult::from_value(json!({"isError": true, "result": [{"type": "text", "text": "denied"}]})).unwrap().is_error, Some(true));
     }
 
     /// A result's `isError` of another type than boolean: only what plainly says no is no error,

@@ -1766,6 +1766,25 @@ fn data_url(mime: &str, data: &str) -> String {
     format!("data:{mime};base64,{data}")
 }
 
+/// [`CallRef::from_value`]'s error for a value without a call's name: what it is instead when it
+/// is what goes beside a call (a tool's result, given first with the arguments' order mistaken)
+/// or what holds calls (a provider's response or message, whose calls `parseToolCalls` gives).
+#[cold]
+#[inline(never)]
+fn not_a_call(v: &Value) -> Error {
+    const MISSING: &str = "call must have a string `providerName` (or `name`, `function.name` or `custom.name`)";
+    let has = |k: &str| v.get(k).is_some_and(|x| !x.is_null());
+    let holds = ["choices", "candidates", "output", "tool_calls", "role", "stopReason", "stop_reason"].into_iter().find(|k| has(k));
+    let message = if let Some(key) = holds {
+        format!("{MISSING}; got a provider's response or message (it has `{key}`), which holds calls: parseToolCalls(response, provider, nameMap) gives them, to answer one at a time")
+    } else if let Some(key) = ["content", "structuredContent", "isError"].into_iter().find(|k| has(k)) {
+        format!("{MISSING}; got what looks like a tool's result (it has `{key}`): the arguments' order? toolResultMessage(call, result, provider), toolResultMessages(calls, results, provider)")
+    } else {
+        MISSING.owned()
+    };
+    Error::new(ErrorCode::InvalidInput, message)
+}
+
 /// The call fields a result message needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallRef {
@@ -1804,7 +1823,7 @@ impl CallRef {
             .or_else(|| v.get("function").and_then(|f| f.get("name")))
             .or_else(|| v.get("custom").and_then(|f| f.get("name")))
             .and_then(Value::as_str)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "call must have a string `providerName` (or `name`, `function.name` or `custom.name`)"))?;
+            .ok_or_else(|| not_a_call(v))?;
         let kind = v.get("type").and_then(Value::as_str);
         let custom = v.get("custom").is_some_and(|c| *c == Value::Bool(true) || c.is_object()) || kind == Some("custom_tool_call");
         // An empty id is no id: no provider takes one (Bedrock's toolUseId is 1-64 characters).
@@ -3063,6 +3082,24 @@ mod tests {
         ] {
             assert_eq!(size_text_u64(bytes), text, "{bytes}");
         }
+    }
+
+    /// A value without a call's name says what it is when it is a tool's result (the arguments'
+    /// order mistaken) or what holds calls (a response, a message).
+    #[test]
+    fn a_result_or_a_response_in_the_calls_place_is_named() {
+        // What goes beside a call, or holds calls, given in its place: said what it is.
+        for (v, said) in [
+            (json!({"content": [{"type": "text", "text": "x"}], "isError": false}), "looks like a tool's result (it has `content`): the arguments' order?"),
+            (json!({"structuredContent": {"n": 1}}), "it has `structuredContent`"),
+            (json!({"choices": [{"message": {"tool_calls": []}}]}), "a provider's response or message (it has `choices`), which holds calls: parseToolCalls"),
+            (json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "n", "input": {}}]}), "(it has `role`)"),
+            (json!({"candidates": []}), "(it has `candidates`)"),
+        ] {
+            let e = CallRef::from_value(&v).unwrap_err();
+            assert!(e.message.starts_with("call must have a string `providerName`") && e.message.contains(said), "{v}: {}", e.message);
+        }
+        assert_eq!(CallRef::from_value(&json!({"id": "c"})).unwrap_err().message, "call must have a string `providerName` (or `name`, `function.name` or `custom.name`)");
     }
 
     /// An empty id is no id: refused where the provider needs one, left out of Gemini's message.

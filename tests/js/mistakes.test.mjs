@@ -838,3 +838,26 @@ test("a boxed Number is told by its slot, not its tag or prototype, and options 
   assert.deepEqual(tw.flattenContent([{ type: "text", text: "hello world" }], { maxChars: new Number(5) }), tw.flattenContent([{ type: "text", text: "hello world" }], { maxChars: 5 }));
   await refused(() => tw.flattenContent([{ type: "text", text: "x" }], { maxChars: new Number(-1) }), "INVALID_OPTIONS", /^options\.maxChars must be a non-negative integer/);
 });
+
+test("a list of results where one result is taken is INVALID_INPUT, never unknown blocks sent as a success; a result or response in the call's place says what it is", async () => {
+  const call = { id: "c1", providerName: "mcp__fs__read" };
+  const failed = { isError: true, content: [{ type: "text", text: "failed" }] };
+  const listed = /expected a CallToolResult or a content array, got an array of results \(its item 0 has `content` and no `type`\): pass one result/;
+  for (const provider of ["openai", "anthropic", "gemini", "bedrock"]) {
+    await refused(() => tw.toolResultMessage(call, [failed], provider), "INVALID_INPUT", listed);
+    await refused(() => tw.toolResultMessages([call], [[failed]], provider), "INVALID_INPUT", /^results\[0\]: expected a CallToolResult or a content array, got an array of results/);
+    // The module goes on: the same result, given alone, is the error it is.
+    assert.match(JSON.stringify(tw.toolResultMessage(call, failed, provider)), /failed/);
+  }
+  await refused(() => tw.flattenContent([failed]), "INVALID_INPUT", listed);
+  await refused(() => tw.flattenContent([{ type: "text", text: "a" }, { structuredContent: { n: 1 } }]), "INVALID_INPUT", /its item 1 has `structuredContent`/);
+  assert.equal(tw.flattenContent([{ type: "text", text: "a" }]), "a");
+  assert.equal(tw.toolResultMessage(call, failed, "anthropic").is_error, true);
+
+  // The arguments' order mistaken, or a response given for a call.
+  await refused(() => tw.toolResultMessage(failed, call, "openai"), "INVALID_INPUT", /looks like a tool's result \(it has `content`\): the arguments' order\? toolResultMessage\(call, result, provider\)/);
+  await refused(() => tw.toolResultMessages([failed], [call], "openai"), "INVALID_INPUT", /the arguments' order\?/);
+  const completion = { choices: [{ index: 0, message: { role: "assistant", tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "{}" } }] } }] };
+  await refused(() => tw.toolResultMessage(completion, failed, "openai"), "INVALID_INPUT", /a provider's response or message \(it has `choices`\), which holds calls: parseToolCalls\(response, provider, nameMap\)/);
+  await refused(() => tw.toolResultMessage(completion.choices[0].message, failed, "openai"), "INVALID_INPUT", /\(it has `tool_calls`\)/);
+});
