@@ -201,11 +201,15 @@ impl std::error::Error for Error {}
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A name as [`did_you_mean`] compares it: without case, `-`, `_`, spaces or `.`. ASCII case
+/// only: Unicode's case tables would weigh more than every name compared here.
+fn fold(s: &str) -> String {
+    s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).map(|c| c.to_ascii_lowercase()).collect()
+}
+
 /// The candidate `word` was most likely meant as, compared without case, `-`, `_` or spaces and
 /// within a small edit distance; `None` when nothing is close.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    // ASCII case only: Unicode's case tables would weigh more than every name compared here.
-    let fold = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).map(|c| c.to_ascii_lowercase()).collect::<String>();
     let w = fold(word);
     // One edit in four characters, at most three.
     let most = (w.chars().count().max(4) / 4).min(3);
@@ -218,9 +222,24 @@ pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a
     best.map(|(_, c)| c)
 }
 
+/// The known key that `key` is with a word put before or after it, as other libraries name a
+/// switch (`strictMode`, `useStrict`, `enable_strict`, `strictEnabled`), compared as
+/// [`did_you_mean`] compares: read and ignored, `{strictMode: true}` would leave strict mode off
+/// without a word.
+fn decorated<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    const BEFORE: [&str; 4] = ["use", "enable", "is", "with"];
+    const AFTER: [&str; 4] = ["mode", "enabled", "flag", "option"];
+    let w = fold(key);
+    known.iter().copied().find(|k| {
+        let k = fold(k);
+        BEFORE.iter().any(|b| w.strip_prefix(b) == Some(k.as_str())) || AFTER.iter().any(|a| w.strip_suffix(a) == Some(k.as_str()))
+    })
+}
+
 /// The `INVALID_OPTIONS` error for `key` of the options object `what` (`"options"`,
 /// `"options.limits"`), whose keys are `known`, or `None` when it is fine: a key of `known`, or
-/// (unless `all`) one no known key is within [`did_you_mean`]'s distance of, which is left for
+/// (unless `all`) one no known key is within [`did_you_mean`]'s distance of (nor is with a word
+/// around it, [`decorated`]), which is left for
 /// a newer version to read. A misspelt key (`stict`) would otherwise be ignored, and what it asked
 /// for silently not done. `all` refuses every other key too, naming the keys. The one check of
 /// an option's key, for every options object.
@@ -229,7 +248,7 @@ pub(crate) fn unknown_key(what: &str, key: &str, known: &[&str], all: bool) -> O
         return None;
     }
     let shown = crate::text::quote(key);
-    let message = match did_you_mean(key, known) {
+    let message = match did_you_mean(key, known).or_else(|| decorated(key, known)) {
         Some(m) => format!("{what} has no key {shown}: did you mean {m}?"),
         None if all => format!("{what} has no key {shown} (the keys are {})", known.join(", ")),
         None => return None,
@@ -295,6 +314,12 @@ mod tests {
         }
         for key in KEYS {
             assert!(unknown_key("options", key, &KEYS, false).is_none() && unknown_key("options", key, &KEYS, true).is_none(), "{key}");
+        }
+        // A known key with a word around it, as other libraries name a switch.
+        for (key, meant) in [("strictMode", "strict"), ("useStrict", "strict"), ("enable_strict", "strict"), ("strictEnabled", "strict"), ("is-strict", "strict"), ("maxCharsOption", "maxChars")] {
+            for all in [false, true] {
+                assert_eq!(unknown_key("options", key, &KEYS, all).expect(key).message, format!("options has no key \"{key}\": did you mean {meant}?"));
+            }
         }
         let nested = unknown_key("options.limits", "maxDeph", &["maxDepth", "maxNodes"], false).unwrap();
         assert_eq!(nested.message, "options.limits has no key \"maxDeph\": did you mean maxDepth?");

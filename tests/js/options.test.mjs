@@ -26,6 +26,10 @@ test("conversion options: a misspelt key is refused naming the key meant, in eve
     [{ sever: "w" }, "sever", "server"],
     [{ portable_names: true }, "portable_names", "portableNames"],
     [{ geminimode: "jsonSchema" }, "geminimode", "geminiMode"],
+    // A key with a word around it, as other libraries name a switch: ignored, strict mode would be off.
+    [{ strictMode: true }, "strictMode", "strict"],
+    [{ use_strict: true }, "use_strict", "strict"],
+    [{ portableNamesEnabled: true }, "portableNamesEnabled", "portableNames"],
   ];
   for (const [options, given, key] of misspelt) {
     for (const [name, fn] of [
