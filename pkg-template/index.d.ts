@@ -671,6 +671,15 @@ export interface McpCallToolResult {
   [key: string]: unknown;
 }
 
+/**
+ * What {@link McpClient.callTool} resolves to (and a hub's `callTool` gives as its `result`): a
+ * {@link McpCallToolResult} whose `content` is always there (`[]` when the server sent none, as the MCP SDK's
+ * `CallToolResultSchema` defaults it), so `result.content[0]` needs no check for `undefined`.
+ */
+export interface McpCallToolResultReceived extends McpCallToolResult {
+  content: McpContentBlock[];
+}
+
 /** Options of {@link flattenContent}. */
 export interface FlattenOptions {
   /**
@@ -2550,8 +2559,9 @@ export interface McpClientOptions {
    * still runs is not started again. `onEnd` hears how each listening ended: `{ offered: true }` at `close()`,
    * `{ offered: false }` when the server offers no stream, `{ error }` when it failed as `listen()` rejects;
    * without `onEnd`, an error is written to `console.error` (and the next handshake listens again). The stream
-   * does not keep the client: one freed (or let go) without `close()` stops listening within about a second
-   * (its fetch aborted, `onEnd` not called).
+   * does not keep the client: one freed without `close()` stops listening within about a second (its fetch aborted,
+   * `onEnd` not called), and one let go does once the engine collects it, which Node may leave for some seconds
+   * (a script that ends without `close()` exits that much later): close it when done.
    */
   listen?: boolean | { onEnd?: ((end: McpClientListenEnd) => void | Promise<unknown>) | undefined } | undefined;
   /**
@@ -3154,9 +3164,9 @@ export class McpClient {
    * or the listening coming back to `subscriptions/listen` without a stream opened (a server whose handshakes
    * alternate between the revisions), the refusal is taken as any other.
    * A second `listen()` while one runs opens nothing: it settles as the first does. The stream does not keep the
-   * client (as with the `listen` option): one let go without `close()` or `free()` (garbage-collected) stops
-   * listening within about a second, its fetch aborted, and `listen()` resolves `true` (no callback called after);
-   * hold the client as long as it should listen.
+   * client (as with the `listen` option): one let go without `close()` or `free()` stops listening within about a
+   * second of the engine collecting it (which Node may leave for some seconds), its fetch aborted, and `listen()`
+   * resolves `true` (no callback called after); hold the client as long as it should listen, and close it when done.
    */
   listen(): Promise<boolean>;
   /**
@@ -3201,7 +3211,7 @@ export class McpClient {
    * JSON would make `{}` or `null` (`NaN`, an invalid `Date`, an instance of a class whose fields are getters), as
    * {@link NameMap.prepareArguments} does.
    */
-  callTool(name: string, args?: JsonValue | { readonly [key: string]: unknown }, options?: McpCallOptions): Promise<McpCallToolResult>;
+  callTool(name: string, args?: JsonValue | { readonly [key: string]: unknown }, options?: McpCallOptions): Promise<McpCallToolResultReceived>;
   /**
    * Any other request, on the same session: `resources/list`, `resources/read`, `prompts/list`, `prompts/get`,
    * `completion/complete`, `logging/setLevel`, `ping`... Resolves to its result; errors as `callTool`'s. With a
@@ -3593,7 +3603,7 @@ export class McpHub {
    * dropped, Gemini's stringified enums turned back) and the policy judges the tool as that `tools()` saw it.
    */
   callTool(providerName: string, args: unknown, options?: McpHubCallOptions): Promise<{
-    result: McpCallToolResult;
+    result: McpCallToolResultReceived;
     text: string;
     isError: boolean;
     server: string;

@@ -2319,20 +2319,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         };
         let reset = *reset_timeout_on_progress;
+        // What the server is told of a request given up: `notifications/cancelled`, but of no
+        // handshake (MCP's `initialize` is never cancelled).
+        let told = if method == "initialize" { "; the handshake was given up (initialize is never cancelled)" } else { "; the request was cancelled" };
         // What ends the call for time: `timeout` (again after each progress when asked), or the
         // total cap.
         let sleep = async {
             let idle = async {
                 if !reset {
                     self.sleep_unpaused(timeout, paused).await;
-                    return (format!("{method} timed out after {timeout} ms; the request was cancelled"), timeout);
+                    return (format!("{method} timed out after {timeout} ms{told}"), timeout);
                 }
                 loop {
                     let moved = progressed.wait();
                     let sleep = self.sleep_unpaused(timeout, paused);
                     pin_mut!(moved, sleep);
                     if let Either::Left(_) = select(sleep, moved).await {
-                        return (format!("{method} timed out after {timeout} ms without progress; the request was cancelled"), timeout);
+                        return (format!("{method} timed out after {timeout} ms without progress{told}"), timeout);
                     }
                 }
             };
@@ -2340,7 +2343,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 match max_total_timeout_ms {
                     Some(ms) => {
                         self.clock.sleep(*ms).await;
-                        (format!("{method} took more than its total of {ms} ms (maxTotalTimeoutMs); the request was cancelled"), *ms)
+                        (format!("{method} took more than its total of {ms} ms (maxTotalTimeoutMs){told}"), *ms)
                     }
                     None => futures_util::future::pending().await,
                 }
@@ -2395,7 +2398,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     e
                 }
                 Either::Right((Either::Right((Either::Left(_), _)), exchange)) => {
-                    let e = Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"));
+                    let e = Error::new(ErrorCode::Aborted, format!("{method} was aborted{told}"));
                     if creates_task {
                         return Err(self.cancel_created_task(e, exchange, closed_at, &sent_on).await);
                     }
@@ -6053,6 +6056,12 @@ fn transport_error(e: TransportError, method: &str) -> Error {
         .with_detail("requestSent", true),
         // The reason first: it is what tells an unreachable server from a refusal.
         TransportError::Network(detail) if detail.is_empty() => Error::new(ErrorCode::Network, format!("{method}: no HTTP response: {}", no_response_hint())),
+        // A TLS record that is no TLS (OpenSSL's "wrong version number", Chromium's
+        // ERR_SSL_PROTOCOL_ERROR): a server that speaks plain HTTP there, asked with https://.
+        TransportError::Network(detail) if said_any(&detail, &["wrong version number", "err_ssl_protocol_error", "ssl_error_rx_record_too_long", "packet length too long"]) => Error::new(
+            ErrorCode::Network,
+            format!("{method}: no HTTP response ({}): the TLS handshake failed: a server that speaks plain HTTP on that port answers an https:// URL so; is it http://?", detail.split_whitespace().collect::<Vec<_>>().join(" ")),
+        ),
         TransportError::Network(detail) => Error::new(ErrorCode::Network, format!("{method}: no HTTP response ({detail}); {}", no_response_hint())),
         TransportError::Refused(e) => Error { message: format!("{method}: {}", e.message), ..*e },
     }

@@ -31,6 +31,7 @@ import {
   type NameMapJson,
   type McpTool,
   type McpCallToolResult,
+  type McpContentBlock,
   type ToolCall,
   type McpOAuthSaved,
   type McpRequestResults,
@@ -310,7 +311,10 @@ async function sdkPort(): Promise<void> {
   const values: string[] = done.completion.values;
   await port.request("resources/subscribe", { uri });
   await port.request("logging/setLevel", { level: "debug" });
-  await port.callTool("echo", {}, { onProgress: (p) => void p._meta, meta: { "example.com/trace": "t" } });
+  const called = await port.callTool("echo", {}, { onProgress: (p) => void p._meta, meta: { "example.com/trace": "t" } });
+  // A call's result always has its content (`[]` when the server sent none): read without a check, as the MCP SDK's.
+  const firstBlock: McpContentBlock | undefined = called.content[0];
+  const viaHub: McpContentBlock[] = (await hub.callTool("mcp__docs__search", {})).result.content;
   await port.notify("notifications/roots/list_changed");
   await hub.notify("docs", "notifications/roots/list_changed", null, { timeoutMs: 1000 });
   // @ts-expect-error a resource's uri is a string

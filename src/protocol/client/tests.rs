@@ -8814,3 +8814,44 @@ fn ping_and_set_level_are_not_sent_to_a_2026_07_28_server() {
     block_on(h.client.request_checked("logging/setLevel", json!({"level": "info"}), &mut CallOptions::default())).unwrap();
     assert_eq!(posted(&h), ["initialize", "notifications/initialized", "ping", "logging/setLevel"]);
 }
+
+/// A handshake that times out or is aborted says it was given up, not cancelled: MCP never
+/// cancels `initialize`, and nothing is sent after it; a request after the handshake is cancelled,
+/// and says so.
+#[test]
+fn a_handshake_given_up_says_so_and_sends_no_cancellation() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 50;
+    let h = harness_with(vec![Reply::Hang], opts, 10_000);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert_eq!(e.message, "initialize timed out after 50 ms; the handshake was given up (initialize is never cancelled)");
+    let methods: Vec<Value> = h.log.borrow().requests.iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, [json!("initialize")]);
+
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 50;
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, accepted()], opts, 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("slow", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.message, "tools/call timed out after 50 ms; the request was cancelled");
+    let methods: Vec<Value> = h.log.borrow().requests.iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods.last(), Some(&json!("notifications/cancelled")));
+}
+
+/// An https:// URL to a server that speaks plain HTTP fails in the TLS handshake: the message says
+/// so (not "unreachable": the server runs), on one line.
+#[test]
+fn an_https_url_to_a_plain_http_server_says_so() {
+    let detail = "TypeError: fetch failed: 806C2F5C2A7F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:355:\n";
+    let e = transport_error(TransportError::Network(detail.into()), "initialize");
+    assert_eq!(e.code, ErrorCode::Network);
+    assert!(e.message.ends_with("the TLS handshake failed: a server that speaks plain HTTP on that port answers an https:// URL so; is it http://?"), "{e}");
+    assert!(!e.message.contains('\n') && e.message.contains("wrong version number"), "{e}");
+    for detail in ["TypeError: Failed to fetch (net::ERR_SSL_PROTOCOL_ERROR)", "SSL_ERROR_RX_RECORD_TOO_LONG"] {
+        assert!(transport_error(TransportError::Network(detail.into()), "initialize").message.contains("is it http://?"), "{detail}");
+    }
+    // Another failure keeps its own hint.
+    let e = transport_error(TransportError::Network("TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9".into()), "initialize");
+    assert!(!e.message.contains("TLS") && e.message.contains("no HTTP response (TypeError: fetch failed: connect ECONNREFUSED"), "{e}");
+}
