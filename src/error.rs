@@ -238,11 +238,11 @@ fn decorated<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
 
 /// The `INVALID_OPTIONS` error for `key` of the options object `what` (`"options"`,
 /// `"options.limits"`), whose keys are `known`, or `None` when it is fine: a key of `known`, or
-/// (unless `all`) one no known key is within [`did_you_mean`]'s distance of (nor is with a word
-/// around it, [`decorated`]), which is left for
-/// a newer version to read. A misspelt key (`stict`) would otherwise be ignored, and what it asked
-/// for silently not done. `all` refuses every other key too, naming the keys. The one check of
-/// an option's key, for every options object.
+/// (unless `all`) one no known key is within [`did_you_mean`]'s distance of, nor is with a word
+/// around it ([`decorated`]), which is left for a newer version to read. A misspelt key
+/// (`stict`) would otherwise be ignored, and what it asked for silently not done. `all` refuses
+/// every other key too, naming the keys. The one check of an option's key, for every options
+/// object.
 pub(crate) fn unknown_key(what: &str, key: &str, known: &[&str], all: bool) -> Option<Error> {
     if known.contains(&key) {
         return None;

@@ -1768,7 +1768,8 @@ mod tests {
             (json!([failed]), "content"),
             (json!([{"type": "text", "text": "a"}, {"structuredContent": {"n": 1}}]), "structuredContent"),
             (json!([{"isError": false}]), "isError"),
-            (json!([[failed]]).as_array().unwrap()[0].clone(), "content"),
+            // A hub's callTool answers, `{result, text, isError}` each.
+            (json!([{"result": failed, "text": "failed", "isError": true}]), "isError"),
         ] {
             let e = CallToolResult::from_value(list.clone()).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidInput, "{list}");
