@@ -2398,7 +2398,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     e
                 }
                 Either::Right((Either::Right((Either::Left(_), _)), exchange)) => {
-                    let e = Error::new(ErrorCode::Aborted, format!("{method} was aborted{told}"));
+                    // The caller's reason (`signal.reason`: `controller.abort(reason)`'s, or
+                    // `AbortSignal.timeout`'s), as `reason`: what `notifications/cancelled` says.
+                    let mut e = Error::new(ErrorCode::Aborted, format!("{method} was aborted{told}"));
+                    if let Some(reason) = cancel_reason.as_ref().and_then(|r| r()) {
+                        e = e.with_detail("reason", reason);
+                    }
                     if creates_task {
                         return Err(self.cancel_created_task(e, exchange, closed_at, &sent_on).await);
                     }

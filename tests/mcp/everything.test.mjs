@@ -510,7 +510,9 @@ describe("server-everything", () => {
     for (const [why, reason] of [[new Error("user left"), "user left"], ["tab closed", "tab closed"]]) {
       const ac = new AbortController();
       const p = client.callTool("trigger-long-running-operation", { duration: 30, steps: 30 }, { signal: ac.signal, onProgress: () => ac.abort(why) });
-      await rejectsWith(within(15_000, p, "the aborted call"), "ABORTED");
+      const e = await rejectsWith(within(15_000, p, "the aborted call"), "ABORTED");
+      // The error holds the reason the server is told.
+      assert.equal(e.reason, reason);
       const sent = await waitFor(() => rec.log.filter((e) => e.body?.method === "notifications/cancelled").at(-1)?.body.params.reason === reason);
       assert.ok(sent, `reason ${reason}`);
     }

@@ -575,6 +575,14 @@ fn a_cancellation_carries_the_callers_reason() {
     let e = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap_err();
     assert_eq!(e.code, ErrorCode::Aborted);
     assert_eq!(body(&h.log.borrow().requests[3])["params"], json!({"requestId": 1, "reason": "user navigated away"}));
+    // The error holds it as `reason`.
+    assert_eq!(e.message, "tools/call was aborted; the request was cancelled");
+    assert_eq!(e.details.as_ref().and_then(|d| d.get("reason")), Some(&json!("user navigated away")));
+    // Without one: none.
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Hang, accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions { cancel: cancelled_later(), ..CallOptions::default() })).unwrap_err();
+    assert_eq!((e.message.as_str(), e.details.is_none()), ("tools/call was aborted; the request was cancelled", true));
 }
 
 /// With `elicitation.form.applyDefaults: true` declared, an accepted form gets the schema's
