@@ -790,8 +790,8 @@ export class ToolwireError extends Error {
   readonly contentLength?: number;
   /** `PROTOCOL` from `listAll`: the index of a listed item that is not an object. */
   readonly index?: number;
-  /** `ABORTED` by a call's `signal` in flight: the signal's reason, as `notifications/cancelled` tells the server (an
-   * error's `message`, a string as it is). */
+  /** `ABORTED` (or `TIMEOUT`, for an `AbortSignal.timeout`) by a call's `signal` in flight: the signal's reason (an
+   * error's `message`, a string as it is), as `notifications/cancelled` tells the server (of a timeout: "timeout"). */
   readonly reason?: string;
   /** `PROTOCOL` from listing tools (`listTools`, a hub's listing): a page's `nextCursor` that is not a string (nor
    * `null`), as the server sent it. */
@@ -2945,7 +2945,8 @@ export interface McpCallOptions {
    * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
    * client" when there is none), as the SDK sends it; a timeout's reason is "timeout". The `ABORTED` error holds that
    * text as its `reason` (`err.reason`) when the signal has one: a call aborted in flight, not one aborted before it
-   * was sent. A task-run tool's call is
+   * was sent. A signal of `AbortSignal.timeout(ms)` that fires in flight ends the call `TIMEOUT` (its reason a
+   * `TimeoutError`, as `fetch` tells it apart), the server told "timeout". A task-run tool's call is
    * cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}); a request the server refused (401, or 403 for
    * scopes) and still waiting for `oauth` / `onUnauthorized` is not cancelled: the server never took it.
    */

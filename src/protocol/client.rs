@@ -230,6 +230,10 @@ pub struct CallOptions {
     /// Why the caller aborted, read once `cancel` resolved: the `reason` of the
     /// `notifications/cancelled` sent (default "aborted by the client").
     pub cancel_reason: Option<Box<dyn Fn() -> Option<String>>>,
+    /// Whether `cancel` fired for time, read once it resolved (a JS signal of
+    /// `AbortSignal.timeout`, whose reason is a `TimeoutError`): the call ends `TIMEOUT`, not
+    /// `ABORTED`, as `fetch` tells the two apart.
+    pub cancel_timed_out: Option<Box<dyn Fn() -> bool>>,
     /// Each progress notification for the call (with `on_progress`) starts the timeout again:
     /// the call times out after `timeout_ms` without progress.
     pub reset_timeout_on_progress: bool,
@@ -2271,7 +2275,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         headers: &[(String, String)],
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
-        let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms, cancel_reason, .. } = opts;
+        let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms, cancel_reason, cancel_timed_out, .. } = opts;
         // Cancelled already (an aborted signal given): not sent, so there is nothing to tell the
         // server either.
         if cancelled_already(cancel) {
@@ -2399,8 +2403,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 Either::Right((Either::Right((Either::Left(_), _)), exchange)) => {
                     // The caller's reason (`signal.reason`: `controller.abort(reason)`'s, or
-                    // `AbortSignal.timeout`'s), as `reason`: what `notifications/cancelled` says.
-                    let mut e = Error::new(ErrorCode::Aborted, format!("{method} was aborted{told}"));
+                    // `AbortSignal.timeout`'s), as `reason`: what `notifications/cancelled` says
+                    // (of a timeout: "timeout").
+                    let mut e = match cancel_timed_out.as_ref().is_some_and(|t| t()) {
+                        true => Error::new(ErrorCode::Timeout, format!("{method} timed out: its signal's timeout (AbortSignal.timeout) fired{told}")),
+                        false => Error::new(ErrorCode::Aborted, format!("{method} was aborted{told}")),
+                    };
                     if let Some(reason) = cancel_reason.as_ref().and_then(|r| r()) {
                         e = e.with_detail("reason", reason);
                     }

@@ -933,7 +933,13 @@ fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, E
     let signal = get(options, "signal");
     opts.cancel = signal_future(&signal)?;
     if opts.cancel.is_some() {
-        opts.cancel_reason = Some(Box::new(move || abort_reason(&get(&signal, "reason"))));
+        let reason_of = signal.clone();
+        opts.cancel_reason = Some(Box::new(move || abort_reason(&get(&reason_of, "reason"))));
+        // `AbortSignal.timeout(ms)`'s reason: a DOMException named TimeoutError.
+        opts.cancel_timed_out = Some(Box::new(move || {
+            let reason = get(&signal, "reason");
+            reason.is_object() && get(&reason, "name").as_string().as_deref() == Some("TimeoutError")
+        }));
     }
     Ok(opts)
 }

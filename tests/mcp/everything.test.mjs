@@ -516,6 +516,11 @@ describe("server-everything", () => {
       const sent = await waitFor(() => rec.log.filter((e) => e.body?.method === "notifications/cancelled").at(-1)?.body.params.reason === reason);
       assert.ok(sent, `reason ${reason}`);
     }
+    // AbortSignal.timeout: TIMEOUT (as fetch tells a TimeoutError from an AbortError), the server told "timeout" as for timeoutMs.
+    const timed = await rejectsWith(within(15_000, client.callTool("trigger-long-running-operation", { duration: 30, steps: 30 }, { signal: AbortSignal.timeout(300) }), "the timed-out call"), "TIMEOUT");
+    assert.match(timed.message, /^tools\/call timed out: its signal's timeout \(AbortSignal\.timeout\) fired; the request was cancelled/);
+    assert.equal(typeof timed.reason, "string");
+    assert.ok(await waitFor(() => rec.log.filter((e) => e.body?.method === "notifications/cancelled").at(-1)?.body.params.reason === "timeout"), "the server is told timeout");
     await client.close();
   });
 

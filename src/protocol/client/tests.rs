@@ -578,6 +578,20 @@ fn a_cancellation_carries_the_callers_reason() {
     // The error holds it as `reason`.
     assert_eq!(e.message, "tools/call was aborted; the request was cancelled");
     assert_eq!(e.details.as_ref().and_then(|d| d.get("reason")), Some(&json!("user navigated away")));
+    // A signal that fired for time (`AbortSignal.timeout`): TIMEOUT, with its reason.
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Hang, accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions {
+        cancel: cancelled_later(),
+        cancel_reason: Some(Box::new(|| Some("The operation was aborted due to timeout".into()))),
+        cancel_timed_out: Some(Box::new(|| true)),
+        ..CallOptions::default()
+    };
+    let e = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (ErrorCode::Timeout, "tools/call timed out: its signal's timeout (AbortSignal.timeout) fired; the request was cancelled"));
+    assert_eq!(e.details.as_ref().and_then(|d| d.get("reason")), Some(&json!("The operation was aborted due to timeout")));
+    // The server is told "timeout", as for `timeoutMs`.
+    assert_eq!(body(&h.log.borrow().requests[3])["params"]["reason"], json!("timeout"));
     // Without one: none.
     let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Hang, accepted()]);
     block_on(h.client.connect()).unwrap();
