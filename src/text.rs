@@ -383,31 +383,33 @@ fn is_half_way(n: f64, digits: &[u8], e10: i32) -> bool {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
-/// Whether any of the eight bytes in `w` is `"`, `\` or below 0x20. These are the classic
-/// word-at-a-time "has a zero byte" and "has a byte below n" tests: as a yes/no for the whole
-/// word they are exact (a borrow can only mark bytes above one that really matches).
+/// The marks (the high bit of a byte) of the bytes of `w` that are `"`, `\` or below 0x20, in
+/// the classic word-at-a-time tests: a byte equal to `c` is a zero byte of `w ^ c*ONES`, and
+/// `(x - ONES) & !x & HIGH` marks a word's zero bytes, as `(w - 0x20*ONES) & !w & HIGH` marks its
+/// bytes below 0x20. Exact for the first byte marked (a borrow can only mark bytes above one that
+/// really matches), so exact as a yes/no for the whole word too.
+#[inline(always)]
+fn escape_marks(w: u64) -> u64 {
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * u64::from(b'"'));
+    let quote = q.wrapping_sub(ONES) & !q;
+    let b = w ^ (ONES * u64::from(b'\\'));
+    let backslash = b.wrapping_sub(ONES) & !b;
+    (control | quote | backslash) & HIGH
+}
+
+/// Whether any of the eight bytes in `w` is `"`, `\` or below 0x20 ([`escape_marks`]).
 #[inline]
 fn any_to_escape(w: u64) -> bool {
-    let control = w.wrapping_sub(ONES * 0x20) & !w;
-    let q = w ^ (ONES * b'"' as u64);
-    let quote = q.wrapping_sub(ONES) & !q;
-    let b = w ^ (ONES * b'\\' as u64);
-    let backslash = b.wrapping_sub(ONES) & !b;
-    (control | quote | backslash) & HIGH != 0
+    escape_marks(w) != 0
 }
 
 /// The position of the first `"`, `\` or control character at or after `i` (or the end): where
-/// a run of a JSON string's plain bytes ends. Eight bytes at a time: in a word, a byte equal to
-/// `c` is a zero byte of `w ^ c*ONES`, and `(x - ONES) & !x & HIGH` marks a word's zero bytes
-/// (exactly the first one: a false mark only ever sits above a true one), as
-/// `(w - 0x20*ONES) & !w & HIGH` marks its bytes below 0x20 (the same way).
+/// a run of a JSON string's plain bytes ends, eight bytes at a time ([`escape_marks`]).
 #[inline(always)]
 pub(crate) fn string_run_end(bytes: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-        let w = u64::from_le_bytes(*chunk);
-        let quote = w ^ (ONES * u64::from(b'"'));
-        let backslash = w ^ (ONES * u64::from(b'\\'));
-        let marks = ((quote.wrapping_sub(ONES) & !quote) | (backslash.wrapping_sub(ONES) & !backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGH;
+        let marks = escape_marks(u64::from_le_bytes(*chunk));
         if marks != 0 {
             return i + (marks.trailing_zeros() / 8) as usize;
         }
