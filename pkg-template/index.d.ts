@@ -3382,8 +3382,8 @@ export interface McpHubOptions {
   fetch?: FetchLike | undefined;
   /**
    * Permission policy checked before every call. Without one every call is allowed (and `confirm` is never
-   * asked); with one, `tools()` offers no tool it denies (each is in `droppedTools`, `PERMISSION_DENIED`: see
-   * {@link McpHub.tools}), `request(server, "tools/call", …)` is `INVALID_INPUT` (it would go around the policy: call
+   * asked); with one, `tools()` offers no tool it denies, nor, without `confirm`, one it would ask for (each is in
+   * `droppedTools`, `PERMISSION_DENIED`: see {@link McpHub.tools}), `request(server, "tools/call", …)` is `INVALID_INPUT` (it would go around the policy: call
    * tools with `callTool`), and a call no rule matches gets its `defaultAction`: "ask" unless set. The hub knows each
    * call's server and tool, and matches every rule against `mcp__<server>__<tool>` with the names as the hub
    * and the server give them (never shortened or hashed), whatever naming the provider sees: `mcp__fs` covers
@@ -3408,8 +3408,9 @@ export interface McpHubOptions {
    * Answers the policy's "ask": return or resolve `true` (exactly: not `"yes"`, not 1) to proceed. Anything
    * else denies (`PERMISSION_DENIED`, `decision: "ask"`), and what is not a boolean is named in the message
    * (`options.confirm returned the string "yes"`); a confirm that throws or rejects denies too, and the
-   * error's message gives its reason. Without it, "ask" denies, the message saying how the call would be allowed
-   * (this callback, or the policy: an allow rule or `defaultAction: "allow"`, or without the `ask` rule or
+   * error's message gives its reason. Without it, "ask" denies: `tools()` leaves such a tool out (every call of it
+   * would be refused), and a call of its name is `PERMISSION_DENIED` (`decision: "ask"`), the `droppedTools` reason
+   * and the message saying how it would be allowed (this callback, or the policy: an allow rule or `defaultAction: "allow"`, or without the `ask` rule or
    * `askDestructive` that asked). The allow rule it gives names that tool alone (`mcp__fs__read`); for a tool
    * whose name holds `*` or `?`, or what a pattern cannot hold, none can, and it says so rather than give a glob
    * that would allow other tools too.
@@ -3468,7 +3469,8 @@ export interface McpHubListOptions {
  * `listTools()` gives that server's tools), `code` and `reason` those of the error converting it gives (the `reason`
  * names it, and the path of what failed); or the hub's permission policy denies it (`code` `PERMISSION_DENIED`, the
  * `reason` naming the `deny` rule that matches it, or `defaultAction: "deny"` with no rule matching, and how it would
- * be offered): every call of it would be refused, so it is not offered. Or its server listed its name before (`code` `INVALID_TOOL`, `index` that
+ * be offered), or decides "ask" for it where the hub has no `confirm` to ask (`PERMISSION_DENIED`, the `reason` saying
+ * so and how it would be offered): every call of it would be refused, so it is not offered. Or its server listed its name before (`code` `INVALID_TOOL`, `index` that
  * of the repeat, the `reason` that of the first): MCP names are unique within a server, so this entry is no tool of
  * its own. It is still offered, under a name of its own, and its calls go to the server's one tool of that name,
  * whose arguments the entries may describe each differently.
@@ -3546,7 +3548,11 @@ export class McpHub {
    * no `limits` (`maxTools` counts the tools offered), take no name from the tools offered and are given none; a
    * call of such a tool's name (the name it would have had, its `mcp__server__tool`, which a model may guess) is
    * `PERMISSION_DENIED` with `decision: "deny"`, saying that the policy denies it and `tools()` did not offer it,
-   * and nothing is sent. A tool `ask` or `allow` decides is offered. Without a policy every listed tool is.
+   * and nothing is sent. A tool `ask` decides is offered where the hub has `confirm` to ask; without it, it is left
+   * out in the same way (`droppedTools`' `reason` saying that the hub has no confirm callback, and how the tool
+   * would be offered: an allow rule, `defaultAction: "allow"`, or without the `ask` rule or `askDestructive` that
+   * asked), and a call of its name is refused with `decision: "ask"`. A tool `allow` decides is offered. Without a
+   * policy every listed tool is.
    * A name the hub gave one tool, for any provider and in any `tools()`, it gives no other: a tool whose name is
    * one the hub gave another gets a hashed one instead (`_` and a hash, another for each such name), and of two tools
    * whose names coincide (see {@link NamingFormat}) the one that had the name keeps it. A tool keeps the name it was

@@ -146,13 +146,22 @@ impl Routes {
         if more.is_empty() {
             return Some(first.refusal(name));
         }
-        let tools: Vec<String> = std::iter::once(first).chain(more).map(|d| format!("server {}'s tool {}", crate::text::quote(&d.server), crate::text::quote(&d.tool))).collect();
+        let all: Vec<&Denied> = std::iter::once(first).chain(more).collect();
+        let tools: Vec<String> = all
+            .iter()
+            .map(|d| match d.by {
+                LeftOutBy::Deny(_) => format!("{}, which the policy denies", d.which()),
+                LeftOutBy::Unconfirmable(_) => format!("{}, which needs confirmation the hub has no confirm callback to ask for", d.which()),
+            })
+            .collect();
+        // "ask" only where every one of them is: a deny among them is final, a confirm callback or not.
+        let decision = if all.iter().all(|d| d.by.decision() == "ask") { "ask" } else { "deny" };
         Some(
             Error::new(
                 ErrorCode::PermissionDenied,
-                format!("{} names tools the permission policy denies ({}): tools() did not offer them, and none was called", crate::text::quote(name), tools.join(", ")),
+                format!("{} names tools the permission policy keeps from being called ({}): tools() did not offer them, and none was called", crate::text::quote(name), tools.join("; ")),
             )
-            .with_detail("decision", "deny"),
+            .with_detail("decision", decision),
         )
     }
 }
@@ -627,9 +636,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// (`PERMISSION_DENIED`, the reason naming the rule or the default that denies it), counts
     /// for no limit, takes no name from the tools offered and is given none; a call of the names
     /// a model may call it by (the name it would have had, its `mcp__server__tool`) is refused
-    /// `PERMISSION_DENIED` ([`Denied`]), and never reaches another tool. A tool an `ask` or
-    /// `allow` decides is offered. Without a policy, or with one that denies nothing, every tool
-    /// is offered.
+    /// `PERMISSION_DENIED` ([`Denied`]), and never reaches another tool. A tool `ask` decides
+    /// is offered where the hub has a `confirm` to ask, and left out in the same way where it
+    /// has none (each call would be refused: `decision: "ask"`, the reason saying how it would
+    /// be allowed); a tool `allow` decides is offered. Without a policy every tool is offered.
     ///
     /// A name the hub gave one tool, for any provider, no later `tools` gives another, and a
     /// tool keeps the name it was given while it is listed (see [`GivenNames`]): a call from an
@@ -644,11 +654,14 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         let opts = &named;
         let listed = self.listed.borrowed();
         let all: Vec<ListedTool> = listed.iter().flat_map(|l| l.tools.iter().enumerate().map(|(i, t)| (l.server.as_str(), i, t))).collect();
-        // The tools the policy denies are not offered: each is judged by the name it would have
-        // had, then each tool offered by the name it has (which leaving some out may change).
-        let policy = self.policy.as_ref().filter(|p| p.may_deny());
+        // The tools no call of which could go through are not offered: those the policy denies,
+        // and, where the hub has no confirm callback, those it would ask for. Each is judged by
+        // the name it would have had, then each tool offered by the name it has (which leaving
+        // some out may change).
+        let confirm = self.confirm.is_some();
+        let policy = self.policy.as_ref().filter(|p| p.may_deny() || !confirm);
         let mut denied = match policy {
-            Some(p) => denied_tools(p, &all, &opts.naming, opts.naming.rule(provider.name_rule())),
+            Some(p) => denied_tools(p, confirm, &all, &opts.naming, opts.naming.rule(provider.name_rule())),
             None => Vec::new(),
         };
         let (conv, tools, mut unconverted) = loop {
@@ -656,12 +669,17 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             let offered: Vec<ListedTool> = all.iter().copied().filter(|(s, i, _)| !out.contains(&(*s, *i))).collect();
             let (conv, tools, unconverted) = convert_listed(&listed, offered, provider, opts)?;
             let Some(p) = policy else { break (conv, tools, unconverted) };
+            let annotations = if confirm { Vec::new() } else { judged_annotations(&tools) };
             let late: Vec<Denied> = conv
                 .name_map
                 .entries()
                 .iter()
                 .zip(&tools)
-                .filter_map(|(e, (server, index, _))| p.denied_by(server, &e.tool, &e.name).map(|by| Denied::new(server, *index, &e.tool, vec![e.name.clone()], &by)))
+                .enumerate()
+                .filter_map(|(at, (e, (server, index, _)))| {
+                    let by = LeftOutBy::judge(p, confirm, server, &e.tool, &e.name, annotations.get(at).and_then(Option::as_ref))?;
+                    Some(Denied::new(server, *index, &e.tool, vec![e.name.clone()], by))
+                })
                 .collect();
             if late.is_empty() {
                 break (conv, tools, unconverted);
@@ -1087,79 +1105,128 @@ fn convert_listed<'a>(listed: &[Listed], tools: Vec<ListedTool<'a>>, provider: c
     }
 }
 
-/// A tool [`Hub::tools`] leaves out because the policy denies it: every call of it would be
-/// refused. `names`: those a model may call it by (the name it would have had, its plain
-/// `prefixToolName` name, its `mcp__server__tool`), which [`Hub::call_tool`] refuses
-/// `PERMISSION_DENIED`.
+/// A tool [`Hub::tools`] leaves out because no call of it could go through: the policy denies
+/// it, or it decides "ask" and the hub has no `confirm` to ask. `names`: those a model may call
+/// it by (the name it would have had, its plain `prefixToolName` name, its `mcp__server__tool`),
+/// which [`Hub::call_tool`] refuses `PERMISSION_DENIED`.
 struct Denied {
     server: String,
     index: usize,
     tool: String,
     names: Vec<String>,
-    by: DeniedBy,
+    by: LeftOutBy,
+}
+
+/// Why the policy leaves a tool out of [`Hub::tools`].
+#[derive(Clone)]
+enum LeftOutBy {
+    /// It denies the tool.
+    Deny(DeniedBy),
+    /// It decides "ask" (for this reason), and the hub has no `confirm` to ask: every call
+    /// would be refused.
+    Unconfirmable(Option<AskedBy>),
+}
+
+impl LeftOutBy {
+    /// Why `policy` leaves server `server`'s tool `tool`, named `name` for the provider, out of
+    /// the tools offered, where `confirm` says whether the hub can ask for a confirmation (as
+    /// a call of it would be judged: [`Hub::call_tool`]).
+    fn judge(policy: &Policy, confirm: bool, server: &str, tool: &str, name: &str, annotations: Option<&ToolAnnotations>) -> Option<Self> {
+        if let Some(by) = policy.denied_by(server, tool, name) {
+            return Some(Self::Deny(by));
+        }
+        if confirm {
+            return None;
+        }
+        match policy.check_tool_why(server, tool, name, annotations) {
+            (Action::Ask, by) => Some(Self::Unconfirmable(by)),
+            _ => None,
+        }
+    }
+
+    /// The `decision` of a call's refusal.
+    fn decision(&self) -> &'static str {
+        match self {
+            Self::Deny(_) => "deny",
+            Self::Unconfirmable(_) => "ask",
+        }
+    }
 }
 
 impl Denied {
-    fn new(server: &str, index: usize, tool: &str, names: Vec<String>, by: &DeniedBy) -> Self {
-        Self { server: server.owned(), index, tool: tool.owned(), names, by: by.clone() }
+    fn new(server: &str, index: usize, tool: &str, names: Vec<String>, by: LeftOutBy) -> Self {
+        Self { server: server.owned(), index, tool: tool.owned(), names, by }
     }
 
     /// What denies it: `its deny rule "P" matches it`, or the default action.
-    fn why(&self) -> String {
-        match &self.by {
+    fn why(by: &DeniedBy) -> String {
+        match by {
             DeniedBy::Rule(pattern) => format!("its deny rule {} matches it", crate::text::quote(pattern)),
             DeniedBy::DefaultAction => "no rule matches it, and its defaultAction is \"deny\"".owned(),
         }
     }
 
+    /// `server "s"'s tool "t"`.
+    fn which(&self) -> String {
+        format!("server {}'s tool {}", crate::text::quote(&self.server), crate::text::quote(&self.tool))
+    }
+
     /// Its `droppedTools` reason.
     fn reason(&self) -> String {
         let (server, tool) = (&self.server, &self.tool);
-        let how = match &self.by {
-            DeniedBy::Rule(_) => "to offer it, take it out of that rule".owned(),
-            DeniedBy::DefaultAction => match crate::policy::exact_pattern(server, tool) {
-                Some(exact) => format!("to offer it, add an allow or ask rule for it ({}, or \"mcp__{server}\" for the whole server)", crate::text::quote(&exact)),
-                None => format!("to offer it, add an allow or ask rule for its server (\"mcp__{server}\")"),
-            },
-        };
-        format!(
-            "the permission policy denies server {}'s tool {} ({}): it is not offered, as every call of it would be refused PERMISSION_DENIED; {how}",
-            crate::text::quote(server),
-            crate::text::quote(tool),
-            self.why()
-        )
+        let which = self.which();
+        match &self.by {
+            LeftOutBy::Deny(by) => {
+                let how = match by {
+                    DeniedBy::Rule(_) => "to offer it, take it out of that rule".owned(),
+                    DeniedBy::DefaultAction => match crate::policy::exact_pattern(server, tool) {
+                        Some(exact) => format!("to offer it, add an allow or ask rule for it ({}, or \"mcp__{server}\" for the whole server)", crate::text::quote(&exact)),
+                        None => format!("to offer it, add an allow or ask rule for its server (\"mcp__{server}\")"),
+                    },
+                };
+                format!("the permission policy denies {which} ({}): it is not offered, as every call of it would be refused PERMISSION_DENIED; {how}", Self::why(by))
+            }
+            LeftOutBy::Unconfirmable(by) => format!(
+                "{which} needs confirmation, and the hub has no confirm callback to ask (give McpHub options.confirm): it is not offered, as every call of it would be refused PERMISSION_DENIED; {}",
+                allow_hint(*by, server, tool)
+            ),
+        }
     }
 
     /// The error of a call of one of its names (`called`): refused, not sent.
     fn refusal(&self, called: &str) -> Error {
-        let e = Error::new(
-            ErrorCode::PermissionDenied,
-            format!(
-                "{} is server {}'s tool {}, which the permission policy denies ({}): tools() did not offer it, and it was not called",
-                crate::text::quote(called),
-                crate::text::quote(&self.server),
-                crate::text::quote(&self.tool),
-                self.why()
+        let (called, which) = (crate::text::quote(called), self.which());
+        let message = match &self.by {
+            LeftOutBy::Deny(by) => format!("{called} is {which}, which the permission policy denies ({}): tools() did not offer it, and it was not called", Self::why(by)),
+            LeftOutBy::Unconfirmable(by) => format!(
+                "{called} is {which}, which needs confirmation, and the hub has no confirm callback to ask (give McpHub options.confirm): tools() did not offer it, and it was not called; {}",
+                allow_hint(*by, &self.server, &self.tool)
             ),
-        )
-        .with_detail("decision", "deny");
+        };
+        let e = Error::new(ErrorCode::PermissionDenied, message).with_detail("decision", self.by.decision());
         about_server(e.with_tool(&self.tool), &self.server)
     }
 }
 
-/// The listed tools `policy` denies ([`Policy::denied_by`]), each judged by the name it would
-/// have had were every listed tool offered (naming `opts`, rule `rule`), as a call of it would be.
-fn denied_tools(policy: &Policy, all: &[ListedTool], opts: &NamingOptions, rule: crate::naming::NameRule) -> Vec<Denied> {
+/// The listed tools `policy` leaves out ([`LeftOutBy::judge`]; `confirm`: whether the hub can
+/// ask), each judged by the name it would have had were every listed tool offered (naming
+/// `opts`, rule `rule`), as a call of it would be.
+fn denied_tools(policy: &Policy, confirm: bool, all: &[ListedTool], opts: &NamingOptions, rule: crate::naming::NameRule) -> Vec<Denied> {
+    let annotations = if confirm { Vec::new() } else { judged_annotations(all) };
     // A tool without a string name has no name to judge (nor is it converted).
-    let named: Vec<(&str, usize, &str)> = all.iter().filter_map(|(s, i, t)| t.get("name").and_then(Value::as_str).map(|n| (*s, *i, n))).collect();
-    let pairs: Vec<(Option<&str>, &str)> = named.iter().map(|(s, _, t)| (Some(*s), *t)).collect();
+    let named: Vec<(&str, usize, &str, Option<&ToolAnnotations>)> = all
+        .iter()
+        .enumerate()
+        .filter_map(|(at, (s, i, t))| t.get("name").and_then(Value::as_str).map(|n| (*s, *i, n, annotations.get(at).and_then(Option::as_ref))))
+        .collect();
+    let pairs: Vec<(Option<&str>, &str)> = named.iter().map(|(s, _, t, _)| (Some(*s), *t)).collect();
     let (map, _) = NameMap::build(&pairs, opts, rule);
     let given = opts.given.as_deref();
     named
         .iter()
         .zip(map.entries())
-        .filter_map(|((server, index, tool), e)| {
-            let by = policy.denied_by(server, tool, &e.name)?;
+        .filter_map(|((server, index, tool, annotations), e)| {
+            let by = LeftOutBy::judge(policy, confirm, server, tool, &e.name, *annotations)?;
             let mut names = vec![e.name.clone()];
             // The names a model may guess, where the hub gave no other tool the name.
             for guess in [crate::naming::prefix_tool_name(Some(server), tool, opts, rule), format!("mcp__{server}__{tool}")] {
@@ -1168,7 +1235,7 @@ fn denied_tools(policy: &Policy, all: &[ListedTool], opts: &NamingOptions, rule:
                     names.push(guess);
                 }
             }
-            Some(Denied::new(server, *index, tool, names, &by))
+            Some(Denied::new(server, *index, tool, names, by))
         })
         .collect()
 }
@@ -1576,23 +1643,42 @@ mod tests {
     }
 
     /// A call refused for want of a confirmation says how it would be allowed, by what asked
-    /// for it: the default action, an `ask` rule, or `askDestructive`.
+    /// for it: the default action, an `ask` rule, or `askDestructive`. Without a confirm
+    /// callback the tool is not offered (each call of it would be refused), and both its
+    /// `dropped_tools` reason and a call of its name say so, and how it would be offered.
     #[test]
     fn an_unconfirmed_call_says_how_to_allow_it() {
+        let no_confirm = "\"mcp__s__rm\" is server \"s\"'s tool \"rm\", which needs confirmation, and the hub has no confirm callback to ask (give McpHub options.confirm): tools() did not offer it, and it was not called";
         let cases = [
-            (json!({}), None, vec!["the hub has no confirm callback to ask (give McpHub options.confirm)", "add an allow rule (\"mcp__s__rm\", or \"mcp__s\" for the whole server) or set defaultAction: \"allow\""]),
-            (json!({"ask": ["*rm*"], "allow": ["mcp__s"]}), Some(refusing().0), vec!["was not confirmed (confirm answered false)", "an ask rule of the policy matches \"mcp__s__rm\" (ask wins over allow)"]),
-            (json!({"allow": ["mcp__s"], "askDestructive": true}), None, vec!["no confirm callback", "askDestructive asks for it", "turn askDestructive off"]),
+            (json!({}), None, no_confirm, vec!["add an allow rule (\"mcp__s__rm\", or \"mcp__s\" for the whole server) or set defaultAction: \"allow\""]),
+            (
+                json!({"ask": ["*rm*"], "allow": ["mcp__s"]}),
+                Some(refusing().0),
+                "\"mcp__s__rm\" needs confirmation and was not confirmed",
+                vec!["was not confirmed (confirm answered false)", "an ask rule of the policy matches \"mcp__s__rm\" (ask wins over allow)"],
+            ),
+            (json!({"allow": ["mcp__s"], "askDestructive": true}), None, no_confirm, vec!["askDestructive asks for it", "turn askDestructive off"]),
         ];
-        for (policy, confirm, said) in cases {
+        for (policy, confirm, head, said) in cases {
+            let offered = confirm.is_some();
             let hub = hub(vec![("s", vec![listing(json!([{"name": "rm"}]))])], Some(policy.clone()), confirm);
             block_on(hub.list_tools(&Selection::Auto, None));
             hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+            let (names, dropped) = offered_and_dropped(&hub);
+            assert_eq!((names.len(), dropped.len()), if offered { (1, 0) } else { (0, 1) }, "{policy}");
             let e = call(&hub, "mcp__s__rm").unwrap_err();
-            assert_eq!(e.code, ErrorCode::PermissionDenied, "{policy}: {e}");
-            assert!(e.message.starts_with("\"mcp__s__rm\" needs confirmation and was not confirmed"), "{policy}: {e}");
+            assert_eq!((e.code, e.details.as_ref().map(|d| d["decision"].clone())), (ErrorCode::PermissionDenied, Some(json!("ask"))), "{policy}: {e}");
+            assert!(e.message.starts_with(head), "{policy}: {e}");
+            let reason = hub.dropped_tools().first().map(|d| d["reason"].as_str().unwrap_or_default().to_owned());
+            if let Some(reason) = &reason {
+                assert!(
+                    reason.starts_with("server \"s\"'s tool \"rm\" needs confirmation, and the hub has no confirm callback to ask (give McpHub options.confirm): it is not offered, as every call of it would be refused PERMISSION_DENIED; "),
+                    "{policy}: {reason}"
+                );
+            }
             for s in said {
                 assert!(e.message.contains(s), "{policy}: {s:?} not in {e}");
+                assert!(reason.as_ref().is_none_or(|r| r.contains(s)), "{policy}: {s:?} not in {reason:?}");
             }
         }
     }
@@ -1604,14 +1690,16 @@ mod tests {
         let hub = hub(vec![("s", vec![listing(json!([{"name": "*"}, {"name": "read*"}, {"name": "get (v2)"}]))])], Some(json!({})), None);
         block_on(hub.list_tools(&Selection::Auto, None));
         hub.tools(Provider::Gemini, &ConvertOptions::default()).unwrap();
-        let names: Vec<String> = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect();
-        assert_eq!(names.len(), 3);
-        for name in &names {
-            let e = call(&hub, name).unwrap_err();
+        assert_eq!(offered_and_dropped(&hub), (vec![], vec!["s/*/0/PERMISSION_DENIED".to_owned(), "s/read*/1/PERMISSION_DENIED".to_owned(), "s/get (v2)/2/PERMISSION_DENIED".to_owned()]));
+        let reasons: Vec<String> = hub.dropped_tools().iter().map(|d| d["reason"].as_str().unwrap_or_default().to_owned()).collect();
+        for (tool, reason) in ["*", "read*", "get (v2)"].into_iter().zip(reasons) {
+            let e = call(&hub, &format!("mcp__s__{tool}")).unwrap_err();
             assert_eq!(e.code, ErrorCode::PermissionDenied, "{e}");
-            assert!(!e.message.contains("add an allow rule"), "{e}");
-            assert!(e.message.contains("no allow rule can name this tool alone"), "{e}");
-            assert!(e.message.contains("confirm each call (McpHub options.confirm), or allow the whole server (\"mcp__s\")"), "{e}");
+            for said in [&e.message, &reason] {
+                assert!(!said.contains("add an allow rule"), "{said}");
+                assert!(said.contains("no allow rule can name this tool alone"), "{said}");
+                assert!(said.contains("confirm each call (McpHub options.confirm), or allow the whole server (\"mcp__s\")"), "{said}");
+            }
         }
     }
 
@@ -2372,7 +2460,8 @@ mod tests {
     #[test]
     fn with_default_deny_only_the_tools_a_rule_allows_or_asks_for_are_offered() {
         let (server, sent) = recording(json!([{"name": "read"}, {"name": "write"}, {"name": "rm"}]));
-        let hub = hub(vec![("fs", vec![server])], Some(json!({"allow": ["mcp__fs__read"], "ask": ["*write*"], "defaultAction": "deny"})), None);
+        let (confirm, asked) = refusing();
+        let hub = hub(vec![("fs", vec![server])], Some(json!({"allow": ["mcp__fs__read"], "ask": ["*write*"], "defaultAction": "deny"})), Some(confirm));
         block_on(hub.list_tools(&Selection::Auto, None));
         hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
         assert_eq!(offered_and_dropped(&hub), (vec!["mcp__fs__read".to_owned(), "mcp__fs__write".to_owned()], vec!["fs/rm/2/PERMISSION_DENIED".to_owned()]));
@@ -2383,10 +2472,50 @@ mod tests {
         let e = call(&hub, "mcp__fs__rm").unwrap_err();
         assert_eq!(e.code, ErrorCode::PermissionDenied, "{e}");
         assert!(e.message.contains("no rule matches it, and its defaultAction is \"deny\"): tools() did not offer it"), "{e}");
-        let asked = call(&hub, "mcp__fs__write").unwrap_err();
-        assert_eq!((asked.code, asked.details.unwrap()["decision"].clone()), (ErrorCode::PermissionDenied, json!("ask")));
+        let refused = call(&hub, "mcp__fs__write").unwrap_err();
+        assert_eq!((refused.code, refused.details.unwrap()["decision"].clone()), (ErrorCode::PermissionDenied, json!("ask")));
+        assert_eq!(*asked.borrow(), ["mcp__fs__write"]);
         assert_eq!(call(&hub, "mcp__fs__read").unwrap().text, "read");
         assert_eq!(*sent.borrow(), ["tools/list", "tools/call read"]);
+    }
+
+    /// A hub without a confirm callback offers none of the tools its policy would ask for: each
+    /// call would be refused. An allow list with the default action ("ask") offers what it
+    /// allows; `askDestructive` leaves out what may destroy, judged on the annotations of
+    /// every repeat of the tool; each left out is reported, and a call of its name refused
+    /// `decision: "ask"`, never sent.
+    #[test]
+    fn without_a_confirm_callback_what_the_policy_asks_for_is_not_offered() {
+        let (server, sent) = recording(json!([
+            {"name": "read", "annotations": {"readOnlyHint": true}},
+            {"name": "write"},
+            {"name": "rm", "annotations": {"destructiveHint": true}}
+        ]));
+        let (db, _) = recording(json!([{"name": "query"}]));
+        let hub = hub(vec![("fs", vec![server]), ("db", vec![db])], Some(json!({"allow": ["mcp__fs"], "askDestructive": true})), None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(
+            offered_and_dropped(&hub),
+            (vec!["mcp__fs__read".to_owned()], vec!["fs/write/1/PERMISSION_DENIED".to_owned(), "fs/rm/2/PERMISSION_DENIED".to_owned(), "db/query/0/PERMISSION_DENIED".to_owned()])
+        );
+        let reasons: Vec<String> = hub.dropped_tools().iter().map(|d| d["reason"].as_str().unwrap_or_default().to_owned()).collect();
+        assert!(reasons[0].contains("askDestructive asks for it") && reasons[2].contains("its defaultAction is \"ask\""), "{reasons:?}");
+        for name in ["mcp__fs__write", "mcp__fs__rm", "mcp__db__query"] {
+            let e = call(&hub, name).unwrap_err();
+            assert_eq!((e.code, e.details.unwrap()["decision"].clone()), (ErrorCode::PermissionDenied, json!("ask")), "{name}");
+        }
+        assert_eq!(call(&hub, "mcp__fs__read").unwrap().text, "read");
+        assert_eq!(*sent.borrow(), ["tools/list", "tools/call read"]);
+        // A pagination repeat that may destroy makes every repeat of the tool ask, as at a call.
+        let hub = self::tests::hub(
+            vec![("fs", vec![listing(json!([{"name": "rm", "annotations": {"readOnlyHint": true}}, {"name": "rm"}]))])],
+            Some(json!({"allow": ["mcp__fs"], "askDestructive": true})),
+            None,
+        );
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(offered_and_dropped(&hub).0, Vec::<String>::new());
     }
 
     /// `limits.maxTools` counts the tools offered: tools the policy denies take no server out.
@@ -2439,11 +2568,13 @@ mod tests {
         assert!(e.message.contains("its deny rule \"x__s__rm\" matches it"), "{e}");
     }
 
-    /// A hub whose policy denies nothing, or that has none, offers every tool, as before.
+    /// A hub whose policy denies nothing, or that has none, offers every tool, as before: with a
+    /// confirm callback to ask, whatever it asks for; without one, where it asks for nothing.
     #[test]
     fn a_policy_that_denies_nothing_leaves_nothing_out() {
-        for policy in [None, Some(json!({"ask": ["*"]})), Some(json!({"deny": ["mcp__other"], "defaultAction": "allow"}))] {
-            let hub = hub(vec![("fs", vec![listing(json!([{"name": "read"}, {"name": "rm"}]))])], policy.clone(), None);
+        let cases = [(None, false), (Some(json!({"ask": ["*"]})), true), (Some(json!({"deny": ["mcp__other"], "defaultAction": "allow"})), false)];
+        for (policy, confirm) in cases {
+            let hub = hub(vec![("fs", vec![listing(json!([{"name": "read"}, {"name": "rm"}]))])], policy.clone(), confirm.then(|| refusing().0));
             block_on(hub.list_tools(&Selection::Auto, None));
             hub.tools(Provider::Gemini, &ConvertOptions::default()).unwrap();
             assert_eq!(offered_and_dropped(&hub), (vec!["mcp__fs__read".to_owned(), "mcp__fs__rm".to_owned()], vec![]), "{policy:?}");

@@ -43,17 +43,18 @@ function providerName(hub, server, tool) {
 }
 
 /**
- * A tool the hub's policy denies, after `tools(provider, naming)`: not offered (not in the name map), in
- * `droppedTools` with `PERMISSION_DENIED`, and a call of the name a model may guess for it (prefixToolName's,
- * under the same naming) is refused `PERMISSION_DENIED`, `decision: "deny"`. Returns that error.
+ * A tool the hub's policy denies (or, `decision` "ask", asks for where the hub has no confirm callback), after
+ * `tools(provider, naming)`: not offered (not in the name map), in `droppedTools` with `PERMISSION_DENIED`, and a
+ * call of the name a model may guess for it (prefixToolName's, under the same naming) is refused
+ * `PERMISSION_DENIED` with that `decision`. Returns that error.
  */
-async function assertDenied(hub, server, tool, provider, naming, how) {
+async function assertDenied(hub, server, tool, provider, naming, how, decision = "deny") {
   const map = NameMap.fromJSON(hub.nameMap);
   assert.ok(!map.names().some((n) => map.resolve(n).server === server && map.resolve(n).tool === tool), `${how}: ${server}/${tool} is offered`);
   assert.ok(hub.droppedTools.some((d) => d.server === server && d.name === tool && d.code === "PERMISSION_DENIED"), `${how}: ${server}/${tool} not in droppedTools`);
   const name = prefixToolName(server, tool, { provider, ...naming });
   const err = await rejectsWith(hub.callTool(name, { message: "x" }), "PERMISSION_DENIED");
-  assert.equal(err.decision, "deny", `${how} ${name}`);
+  assert.equal(err.decision, decision, `${how} ${name}`);
   return err;
 }
 
@@ -648,9 +649,10 @@ describe("McpHub", () => {
   test("policy: tools() leaves out the tools the policy denies, says why in droppedTools, and refuses their names unsent", async () => {
     const e = endpoints({ alpha: "normal", beta: "normal" });
     const n = NORMAL_TOOLS.length;
-    const hub = new McpHub(e.servers, { policy: { deny: ["mcp__alpha__fail"], allow: ["mcp__alpha"], ask: ["mcp__beta__add"], defaultAction: "deny" } });
+    const policy = { deny: ["mcp__alpha__fail"], allow: ["mcp__alpha"], ask: ["mcp__beta__add"], defaultAction: "deny" };
+    const hub = new McpHub(e.servers, { policy, confirm: () => false });
     await hub.listTools();
-    // Every tool beta has but add (asked for: offered) is denied by default; alpha's fail by a rule.
+    // Every tool beta has but add (asked for: offered, as the hub can ask) is denied by default; alpha's fail by a rule.
     const tools = await hub.tools("anthropic", { limits: { maxTools: n } });
     const offered = NORMAL_TOOLS.map((t) => t.name).filter((t) => t !== "fail").map((t) => `mcp__alpha__${t}`).concat("mcp__beta__add");
     assert.deepEqual(tools.map((t) => t.name), offered, "denied tools count for no limit: maxTools is the offered tools' count");
@@ -676,12 +678,23 @@ describe("McpHub", () => {
       assert.match(err.message, /which the permission policy denies \(.*\): tools\(\) did not offer it, and it was not called/);
       assert.deepEqual([err.server, err.tool], name.includes("alpha") ? ["alpha", "fail"] : ["beta", "echo"]);
     }
-    // An asked-for tool is offered and asks (no confirm: refused, decision ask); an allowed one is called.
+    // An asked-for tool is offered and asks (confirm answers false: refused, decision ask); an allowed one is called.
     assert.equal((await rejectsWith(hub.callTool("mcp__beta__add", { a: 1, b: 2 }), "PERMISSION_DENIED")).decision, "ask");
     assert.equal((await hub.callTool("mcp__alpha__echo", { message: "ok" })).text, "ok");
     assert.deepEqual((await e.stats("alpha")).calls.map((c) => c.name), ["echo"]);
     assert.deepEqual((await e.stats("beta")).calls, []);
     await hub.closeAll();
+    // Without a confirm callback, what the policy asks for is left out too (every call of it would be
+    // refused), reported with how it would be offered; a call of its name is refused, decision ask.
+    const unasking = new McpHub(e.servers, { policy });
+    await unasking.listTools();
+    assert.deepEqual((await unasking.tools("anthropic")).map((t) => t.name), offered.filter((t) => t !== "mcp__beta__add"));
+    const add = unasking.droppedTools.find((d) => d.server === "beta" && d.name === "add");
+    assert.match(add.reason, /^server "beta"'s tool "add" needs confirmation, and the hub has no confirm callback to ask \(give McpHub options\.confirm\): it is not offered.*an ask rule of the policy matches "mcp__beta__add"/);
+    const err = await rejectsWith(unasking.callTool("mcp__beta__add", { a: 1, b: 2 }), "PERMISSION_DENIED");
+    assert.deepEqual([err.decision, err.server, err.tool], ["ask", "beta", "add"]);
+    assert.deepEqual((await e.stats("beta")).calls, []);
+    await unasking.closeAll();
   });
 
   test("confirm: told the call's server, tool and provider (naming bare), and a signal the call's abort aborts", async () => {
@@ -766,9 +779,8 @@ describe("McpHub", () => {
       await hub.tools("openai", naming);
       const how = JSON.stringify(naming);
       assert.equal((await hub.callTool(providerName(hub, "a", "echo"), { message: "ok" })).text, "ok", how);
-      // Not covered by `mcp__a`: the default, "ask", with no confirm: denied.
-      const notA = await rejectsWith(hub.callTool(providerName(hub, "a_b", "echo"), { message: "x" }), "PERMISSION_DENIED");
-      assert.equal(notA.decision, "ask", how);
+      // Not covered by `mcp__a`: the default, "ask", with no confirm: not offered, and refused.
+      const notA = await assertDenied(hub, "a_b", "echo", "openai", naming, how, "ask");
       // The message says how it would be allowed.
       assert.match(notA.message, /no confirm callback to ask \(give McpHub options\.confirm\).*add an allow rule \("mcp__a_b__echo", or "mcp__a_b" for the whole server\) or set defaultAction: "allow"/, how);
       for (const server of ["my.server", long]) await assertDenied(hub, server, "echo", "openai", naming, `${how} ${server}`);
