@@ -622,8 +622,8 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * way) it throws `LIMIT_EXCEEDED` rather than map the value in part; so it does for a value nested deeper than 128
    * levels where the schema still maps it (a recursive tool's renamed keys or strict nulls), rather than give the
    * server the provider's keys.
-   * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`
-   * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
+   * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`,
+   * the text `"null"` or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
    * object, a value JSON would make `{}` or `null` among them (`NaN`, an invalid `Date`, a `RegExp`, an instance
    * of a class whose fields are getters): sent as `{}`, it would call the tool without them. A tool whose input schema is not an object schema (which MCP requires; `{type:"string"}`...) was
    * given to the provider wrapped as the property `input`: its arguments unwrap to the value of `input`, of

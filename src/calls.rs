@@ -176,8 +176,8 @@ pub(crate) enum RawArgs {
 
 /// A model's arguments for the tool `name` as a JSON object: parsed when they are text (a lone
 /// surrogate escape read as U+FFFD, as `JSON.parse` takes it and stream events are read), `{}`
-/// for none (`null`, empty text); anything but an object is `INVALID_ARGUMENTS` (a tool's
-/// arguments are an object, whatever the model sent).
+/// for none (`null`, the text `null`, empty text); anything but an object is `INVALID_ARGUMENTS`
+/// (a tool's arguments are an object, whatever the model sent).
 pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
     let v = match raw {
         RawArgs::Json(Value::Null) => return Ok(Value::Object(Map::new())),
@@ -191,6 +191,8 @@ pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
     };
     match v {
         Value::Object(_) => Ok(v),
+        // The text `null` is the value null, as an object's `null` arguments are: none.
+        Value::Null => Ok(Value::Object(Map::new())),
         other => Err(Error::new(
             ErrorCode::InvalidArguments,
             format!("arguments of \"{name}\" must be a JSON object, got {}", crate::model::json_type(&other)),

@@ -192,7 +192,10 @@ test("strict mode and a required property that `properties` does not declare: de
 test("prepareArguments reads a model's arguments as parseToolCalls does: an object, or INVALID_ARGUMENTS", () => {
   const tools = [{ name: "t", inputSchema: { type: "object", properties: { n: { enum: [1, 2] } } } }, { name: "s", inputSchema: { type: "string" } }];
   const map = tw.NameMap.fromTools(tools, "gemini");
-  for (const none of [null, undefined, "", "  "]) assert.deepEqual(map.prepareArguments("t", none), {});
+  for (const none of [null, undefined, "", "  ", "null", " null "]) assert.deepEqual(map.prepareArguments("t", none), {});
+  // A model's "null" arguments text is no arguments, as its null is, in parseToolCalls too.
+  const nulls = tw.parseToolCalls({ choices: [{ message: { tool_calls: [{ id: "c", type: "function", function: { name: "t", arguments: "null" } }] } }] }, "openai", map);
+  assert.deepEqual([nulls[0].arguments, nulls[0].error], [{}, undefined]);
   assert.deepEqual(map.prepareArguments("t", '{"n":"2"}'), { n: 2 });
   for (const bad of [[1, 2], "[1]", 42, "42", true, '"x"']) {
     const call = tw.parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: { name: "t", args: typeof bad === "string" ? JSON.parse(bad) : bad } }] } }] }, "gemini", map)[0];

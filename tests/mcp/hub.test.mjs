@@ -1000,6 +1000,11 @@ describe("McpHub", () => {
     assert.match(err.message, /cannot be called through MCP: its input schema is not an object schema, and its arguments are string/);
     assert.equal((await e.stats("alpha")).methods["tools/call"], undefined, "nothing was sent");
     assert.deepEqual((await hub.callTool(add, '{"a":1,"b":2}')).result.structuredContent, { sum: 3 });
+    // The text "null" is no arguments, as null is: the tool is called with {} (its message missing: the tool's error).
+    for (const none of [null, "null"]) {
+      const r = await hub.callTool(providerName(hub, "alpha", "echo"), none);
+      assert.deepEqual([r.isError, (await e.stats("alpha")).calls.at(-1).arguments], [true, {}], JSON.stringify(none));
+    }
     await hub.closeAll();
   });
 
