@@ -587,8 +587,11 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * `get_sum`: the message then says to convert with `portableNames: true`), and a name that spells a tool's
    * server and name as a conversion for another provider or with other naming options names it (Gemini's
    * `mcp__A__a.b` read with OpenAI's map, where `a.b` is `mcp__A__a_b_` and a hash: the message then says to read
-   * each model's calls with the map of the tools it was given, `McpHub.callTool`'s `options.provider`). Else those
-   * whose tool has the name, then, in a map of at most 2,000 names, those a few edits away. A character is only
+   * each model's calls with the map of the tools it was given, `McpHub.callTool`'s `options.provider`; only a name
+   * with the server's and the tool's own characters is one: `mcp__ms-365__list_mail_messages` for `list-mail-messages`
+   * is a model's slip, suggested without that claim). Else the names it spells loosely so, those it is in other
+   * letter case, those it is without their `_` and hash (or whole, past the length a rule cuts to) and those whose
+   * tool has the name, then, in a map of at most 2,000 names, those a few edits away. A character is only
    * read as one that a rule or a framework may have made `_` of, never the other way: a name with `.` where a
    * tool's has `_` is never suggested as that tool's. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so;
    * of one response (a `parseToolCalls`, an accumulator's `push`, `pushText` or `finish`) only the first 16 unknown
@@ -3562,7 +3565,7 @@ export class McpHub {
    * listed since, with `naming: "bare"` too (server A's `echo` gone, server B's is `echo_` and a hash, not `echo`).
    * That error names the tool the name was given (server A's `echo`, no longer offered) and suggests no other; for a
    * tool the map has under another name (the name a `tools()` for another provider, or with other naming options, gave
-   * it), it names the tool and that name, which it suggests (`details.suggestions`).
+   * it), it names the tool and that name, which it suggests (`err.suggestions`).
    * The hub remembers at least the last 65,536 names it gave, and all of the last `tools()`'s (it forgets in batches:
    * past 98,304 names, those given longest ago are forgotten down to the last 65,536).
    * A key of `options` not known is `INVALID_OPTIONS`, as

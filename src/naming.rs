@@ -785,19 +785,24 @@ impl NameMap {
         }
         let most = (called.chars().count() / 4).clamp(1, 3);
         let edits = self.entries.len() <= EDIT_SUGGESTIONS_UP_TO;
-        // Only a name a rule keeps as it is can spell a tool: every such name is ASCII, at most
-        // [`MAX_NAME_LEN`] long and not hash-shaped.
-        let spelling: Option<Vec<char>> = (called.is_ascii() && called.len() <= MAX_NAME_LEN && !is_hash_shaped(called)).then(|| called.chars().collect());
+        // Only a name a rule keeps as it is can be another conversion's name of a tool: every
+        // such name is ASCII, at most [`MAX_NAME_LEN`] long, not hash-shaped, and holds the
+        // server's and the tool's own characters (a rule that changes one adds a hash). One that
+        // spells a tool otherwise (`_` for a `-`, `mcp__server__tool` past the length a rule
+        // cuts to) is a model's mistake: suggested, with no reason given.
+        let called_chars: Vec<char> = called.chars().collect();
+        let exact = called.is_ascii() && called.len() <= MAX_NAME_LEN && !is_hash_shaped(called);
         // (score, index), sorted as before: the name that came after the index was never
         // compared (indexes differ), and `(usize, usize)` pairs are what the crate's other
         // sorts sort, one copy of the sort's code in the wasm.
         let mut scored: Vec<(usize, usize)> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
+            let spelt = e.server.as_deref().and_then(|s| spells(&called_chars, s, &e.tool));
             let score = if renamed_to(&e.name, called) {
                 Some(RENAMED)
-            } else if spelling.as_deref().zip(e.server.as_deref()).is_some_and(|(c, s)| spells(c, s, &e.tool)) {
+            } else if exact && spelt == Some(true) {
                 Some(ELSEWHERE)
-            } else if reads_as(called, &e.tool) || ends_with_reading(&e.name, called) {
+            } else if spelt.is_some() || reads_as(called, &e.tool) || ends_with_reading(&e.name, called) || e.name.eq_ignore_ascii_case(called) || hashed_from(&e.name, called) {
                 Some(2)
             } else if edits {
                 crate::text::edit_distance(called, &e.name, most).map(|d| d + 2)
@@ -977,18 +982,23 @@ fn ends_with_reading(name: &str, tail: &str) -> bool {
 /// has hashed names; a prefix that did would make the name another pair's). Another
 /// provider's rule (Gemini keeps `.` and `:`, where the others' names have `_` and a hash) or
 /// other naming options (a prefix, a separator) name a tool so.
-fn spells(c: &[char], server: &str, tool: &str) -> bool {
+///
+/// `None` when it does not; `Some(true)` when it holds the server's and the tool's own
+/// characters, `Some(false)` when it reads as them only with `_` for some (a conversion that
+/// writes `_` for a character adds a hash: no conversion names a tool so).
+fn spells(c: &[char], server: &str, tool: &str) -> Option<bool> {
     let (s, t): (Vec<char>, Vec<char>) = (server.chars().collect(), tool.chars().collect());
     let reads = |part: &[char], name: &[char]| part.len() == name.len() && part.iter().zip(name).all(|(c, n)| reads_as_char(*c, *n));
     let holds = |part: &[char], sep: &[char]| part.windows(sep.len()).any(|w| w == sep);
-    let Some(at) = c.len().checked_sub(t.len()) else { return false };
+    let at = c.len().checked_sub(t.len())?;
     if s.is_empty() || t.is_empty() || !reads(&c[at..], &t) {
-        return false;
+        return None;
     }
     let run = c[..at].iter().rev().take_while(|c| !c.is_ascii_alphanumeric()).count();
-    (1..=run).any(|len| {
+    // Exact where any reading is (`true` sorts last).
+    (1..=run).filter_map(|len| {
         let (sep, end) = (&c[at - len..at], at - len);
-        let Some(start) = end.checked_sub(s.len()) else { return false };
+        let start = end.checked_sub(s.len())?;
         let head = &c[..start];
         let fixed_start = match head {
             ['_'] => !s[0].is_ascii_alphabetic() && s[0] != '_',
@@ -996,8 +1006,15 @@ fn spells(c: &[char], server: &str, tool: &str) -> bool {
             _ => false,
         };
         let prefixed = head.len() >= len && head.ends_with(sep) && !holds(&head[..head.len() - len], sep);
-        reads(&c[start..end], &s) && !holds(&c[start..end], sep) && (head.is_empty() || fixed_start || prefixed)
+        (reads(&c[start..end], &s) && !holds(&c[start..end], sep) && (head.is_empty() || fixed_start || prefixed)).then(|| c[start..end] == s[..] && c[at..] == t[..])
     })
+    .max()
+}
+
+/// Whether `name` is `called` with the `_` and hash a rule adds to a name it changed or cut:
+/// a model that left the hash off (or wrote the name cut where the hash began).
+fn hashed_from(name: &str, called: &str) -> bool {
+    name.strip_prefix(called).is_some_and(|rest| rest.len() == HASH_LEN + 1 && is_hash_shaped(rest))
 }
 
 /// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
@@ -1831,6 +1848,37 @@ mod tests {
         let (map, _) = NameMap::build(&[(Some("A"), "x_y"), (Some("B"), "p.q")], &opts(), NameRule::Gemini);
         assert!(map.resolve("x.y").unwrap_err().details.is_none());
         assert_eq!(map.resolve("p_q").unwrap_err().details.unwrap()["suggestions"], serde_json::json!(["mcp__B__p.q"]));
+    }
+
+    /// A name that spells a tool only with `_` for some of its characters, with other letter
+    /// case, without the hash its name has, or whole past the length the rule cuts to, is a
+    /// model's mistake: suggested, and said to be no other conversion's name (none gives it:
+    /// a rule that writes `_` for a character adds a hash), as it would send the reader
+    /// looking for a mix-up of maps that is not there.
+    #[test]
+    fn a_garbled_name_is_suggested_without_blaming_another_conversion() {
+        let long = "list-sharepoint-site-onenote-notebook-section-groups";
+        let (map, _) = NameMap::build(&[(Some("ms-365"), "list-mail-messages"), (Some("ms-365"), long), (Some("grafana"), "list_incidents")], &opts(), NameRule::Strict);
+        let cut = map.entries()[1].name.clone();
+        assert!(is_hash_shaped(&cut) && cut.len() == MAX_NAME_LEN, "{cut}");
+        let cases = [
+            ("mcp__ms-365__list_mail_messages", "mcp__ms-365__list-mail-messages"),
+            ("mcp__ms-365__list_mail-messages", "mcp__ms-365__list-mail-messages"),
+            ("mcp__GRAFANA__LIST_INCIDENTS", "mcp__grafana__list_incidents"),
+            (&cut[..cut.len() - HASH_LEN - 1], &cut),
+            (&format!("mcp__ms-365__{long}"), &cut),
+        ];
+        for (called, meant) in cases {
+            let e = map.resolve(called).unwrap_err();
+            assert_eq!(e.details.as_ref().unwrap()["suggestions"][0], meant, "{called}: {e}");
+            assert!(!e.message.contains("another provider") && !e.message.contains("framework"), "{called}: {e}");
+            assert_eq!(map.position(called), None, "never resolved by likeness: {called}");
+        }
+        // Gemini's name of a tool whose server has a `.` is another conversion's name, and said so.
+        let (openai, _) = NameMap::build(&[(Some("my.server"), "get")], &opts(), NameRule::Strict);
+        let e = openai.resolve("mcp__my.server__get").unwrap_err();
+        assert!(e.message.contains("another provider"), "{e}");
+        assert!(!openai.resolve("mcp__my_server__get").unwrap_err().message.contains("another provider"));
     }
 
     /// Suggestions cost at most a pass over the map: none for a name longer than any provider
