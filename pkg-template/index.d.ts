@@ -1134,7 +1134,10 @@ export interface ToolCallBase {
    * `function_call` (or `custom_tool_call`) item names it: two tools of one name in two namespaces are told apart
    * by it. With a name map that has no tool of the call's name but has one of that name from the server named
    * as the namespace (tools put in namespaces by their MCP server, under their MCP names), the call resolves to
-   * that tool; `providerName` stays the name the model sent. Absent for a call outside a namespace.
+   * that tool; `providerName` stays the name the model sent. A call in a namespace named as a server of the map whose
+   * name the map has as another server's tool (`search` in namespace `grafana`, where `search` is server `docs`'s) is
+   * an `UNKNOWN_TOOL_NAME` `error`: which tool was meant is not known, and neither is called. A namespace that is no
+   * server of the map (an app's own grouping) resolves by the name. Absent for a call outside a namespace.
    */
   namespace?: string;
   /**

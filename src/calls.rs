@@ -963,7 +963,7 @@ fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Opt
             let namespace = str_of(item, "namespace");
             let mut call = resolve(str_of(item, "call_id"), namespaced(str_of(item, "name").unwrap_or_default(), namespace.as_deref(), map), RawArgs::Json(Value::Null), map);
             custom_call(&mut call);
-            in_namespace(std::slice::from_mut(&mut call), item, namespace);
+            in_namespace(std::slice::from_mut(&mut call), item, namespace, map);
             if let Some(why) = item_cut(item, cut) {
                 cut_call(&mut call, why);
             }
@@ -976,7 +976,7 @@ fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Opt
     let namespace = str_of(item, "namespace");
     let name = namespaced(str_of(item, "name").unwrap_or_default(), namespace.as_deref(), map);
     let mut calls = resolve_all(str_of(item, "call_id"), name, args_of(item.get("arguments")), map, CallFormat::OpenAiResponses);
-    in_namespace(&mut calls, item, namespace);
+    in_namespace(&mut calls, item, namespace, map);
     if let Some(why) = item_cut(item, cut) {
         calls.iter_mut().for_each(|c| cut_call(c, why));
     }
@@ -999,15 +999,38 @@ fn namespaced(name: String, namespace: Option<&str>, map: Option<&NameMap>) -> S
 
 /// Gives the calls of a Responses item its tool `namespace`, and the name the model sent
 /// (the map's may have been resolved instead, [`namespaced`]).
-fn in_namespace(calls: &mut [ToolCall], item: &Value, namespace: Option<String>) {
+fn in_namespace(calls: &mut [ToolCall], item: &Value, namespace: Option<String>, map: Option<&NameMap>) {
     let Some(ns) = namespace else { return };
     let name = str_of(item, "name").unwrap_or_default();
     for call in calls {
         if call.parallel.is_none() {
             call.provider_name.clone_from(&name);
+            refuse_other_namespace(call, &ns, map);
         }
         call.namespace = Some(ns.clone());
     }
+}
+
+/// A call in namespace `ns`, the name of a server of `map`, whose name the map resolved to
+/// another server's tool: that server's tool of the name (which it has not) or the tool the
+/// name is, which was meant is not known, and neither is called (`UNKNOWN_TOOL_NAME`). A
+/// namespace that is no server of the map (an app's own grouping) says nothing of the server.
+fn refuse_other_namespace(call: &mut ToolCall, ns: &str, map: Option<&NameMap>) {
+    let Some(map) = map else { return };
+    let Some(server) = call.server.as_deref() else { return };
+    if call.error.is_some() || server == ns || !map.entries().iter().any(|e| e.server.as_deref() == Some(ns)) {
+        return;
+    }
+    let message = format!(
+        "the call names {} in namespace {}, a server of this name map, but {} is server {}'s tool {} (server {} has no tool of that name): which was meant is not known, and neither is called",
+        crate::text::quote(&call.provider_name),
+        crate::text::quote(ns),
+        crate::text::quote(&call.provider_name),
+        crate::text::quote(server),
+        crate::text::quote(&call.tool),
+        crate::text::quote(ns),
+    );
+    call.error = Some(CallError { code: ErrorCode::UnknownToolName.as_str(), message });
 }
 
 /// Whether a Responses item is a custom tool's call (`custom_tool_call`), whose text is its
@@ -3023,6 +3046,7 @@ impl Accumulator {
                     if let (Some(ns), Some(sent)) = (&p.namespace, &sent) {
                         if call.parallel.is_none() {
                             call.provider_name.clone_from(sent);
+                            refuse_other_namespace(call, ns, map);
                         }
                         call.namespace = Some(ns.clone());
                     }
@@ -3675,6 +3699,35 @@ mod tests {
         // A call outside a namespace has none.
         let plain = json!([{"type":"function_call","call_id":"c","name":"t","arguments":"{}"}]);
         assert_eq!(parse_tool_calls(&plain, CallFormat::OpenAiResponses, None).unwrap()[0].namespace, None);
+    }
+
+    /// A call whose namespace is a server of the map and whose name the map resolves to another
+    /// server's tool is no guess: `search` in namespace `grafana` is not docs's `search`. A
+    /// namespace that is no server of the map (the app's own grouping) resolves by the name.
+    #[test]
+    fn a_responses_call_in_another_servers_namespace_is_not_routed_by_its_name_alone() {
+        let bare = NamingOptions { format: Some(crate::naming::NameFormat::Bare), ..NamingOptions::default() };
+        let map = NameMap::build(&[(Some("docs"), "search"), (Some("grafana"), "x")], &bare, NameRule::Strict).0;
+        let item = |ns: &str| json!({"type":"function_call","call_id":"c2","name":"search","namespace":ns,"arguments":"{}","status":"completed"});
+        let parsed = |ns: &str| parse_tool_calls(&json!([item(ns)]), CallFormat::OpenAiResponses, Some(&map)).unwrap().remove(0);
+        let refused = parsed("grafana");
+        let e = refused.error.as_ref().unwrap();
+        assert_eq!(e.code, "UNKNOWN_TOOL_NAME");
+        assert!(e.message.contains("namespace \"grafana\", a server of this name map, but \"search\" is server \"docs\"'s tool \"search\""), "{}", e.message);
+        for ok in ["docs", "my_tools"] {
+            let call = parsed(ok);
+            assert_eq!((call.server.as_deref(), call.error.is_none()), (Some("docs"), true), "{ok}");
+        }
+        // Streamed, the same.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let mut calls = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":item("grafana")}), Some(&map));
+        calls.extend(acc.finish(Some(&map)).unwrap());
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].error.as_ref().map(|e| e.code), Some("UNKNOWN_TOOL_NAME"));
+        // The default naming: a whole name of grafana's in docs's namespace.
+        let map = NameMap::build(&[(Some("docs"), "search"), (Some("grafana"), "list_incidents")], &NamingOptions::default(), NameRule::Strict).0;
+        let wrong = json!([{"type":"function_call","call_id":"c","name":"mcp__grafana__list_incidents","namespace":"docs","arguments":"{}"}]);
+        assert_eq!(parse_tool_calls(&wrong, CallFormat::OpenAiResponses, Some(&map)).unwrap()[0].error.as_ref().map(|e| e.code), Some("UNKNOWN_TOOL_NAME"));
     }
 
     #[test]
