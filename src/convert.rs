@@ -741,10 +741,11 @@ fn admit_with(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, broken:
     if raw.len() > limits.max_tools {
         return Err(Error::new(
             ErrorCode::LimitExceeded,
-            format!("{} tools given, more than the limit of {}", raw.len(), limits.max_tools),
+            format!("{} tools given, more than the limit of {} (limits.maxTools: raise it, or give fewer tools)", raw.len(), limits.max_tools),
         ));
     }
-    let mut tools = Vec::with_capacity(raw.len());
+    let raw_len = raw.len();
+    let mut tools = Vec::with_capacity(raw_len);
     let mut problems = Vec::new();
     for (i, v) in raw.into_iter().enumerate() {
         let admitted = match broken.iter().find(|(at, _)| *at == i) {
@@ -768,7 +769,13 @@ fn admit_with(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, broken:
         match admitted {
             Ok(t) => tools.push(Head::of_tool(t)),
             Err(e) if on_error == OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
-            Err(e) => return Err(e.with_path(format!("/{i}"))),
+            Err(mut e) => {
+                // One tool fails the whole call: say how to find each such tool at once.
+                if raw_len > 1 {
+                    e.message.push_str(&format!(" (one tool of {raw_len} fails the whole conversion: checkTools reports each that cannot be converted, so that they can be fixed or left out)"));
+                }
+                return Err(e.with_path(format!("/{i}")));
+            }
         }
     }
     Ok((tools, problems))

@@ -662,11 +662,25 @@ impl Tool {
                 None => e,
             });
         }
+        // A tool without a name is told by its index, and its server where it has one (in the
+        // tools of several servers, an index alone is hard to trace back).
+        let server = o.get("serverName").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+        let nameless = |what: &str| {
+            let at = match &server {
+                Some(s) => format!("tool at index {index} (server {})", crate::text::quote(s)),
+                None => format!("tool at index {index}"),
+            };
+            let e = Error::new(ErrorCode::InvalidTool, format!("{at} {what}"));
+            match &server {
+                Some(s) => e.with_detail("server", s.as_str()),
+                None => e,
+            }
+        };
         let name = match o.take("name") {
             Some(Value::String(s)) if !s.is_empty() => s,
-            Some(Value::String(_)) => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index} has an empty name"))),
-            Some(_) => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index}: \"name\" must be a string"))),
-            None => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index} has no \"name\""))),
+            Some(Value::String(_)) => return Err(nameless("has an empty name")),
+            Some(_) => return Err(nameless("has a \"name\" that is not a string")),
+            None => return Err(nameless("has no \"name\"")),
         };
         let annotations = match o.find("annotations") {
             Some(Value::Object(_)) => match o.remove("annotations") {

@@ -864,7 +864,13 @@ impl NameMap {
         let entries = read(&v).map_err(|e| e.into_error(ErrorCode::InvalidInput, "not a serialised name map"))?;
         let map = Self::from_entries(entries);
         if map.index().len() != map.entries.len() {
-            return Err(Error::new(ErrorCode::InvalidInput, "serialised name map has duplicate names"));
+            // The first name an earlier entry has, and where both are.
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let (first, again) = map.entries.iter().enumerate().find_map(|(i, e)| seen.insert(e.name.as_str(), i).map(|first| (first, i))).unwrap_or_default();
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("serialised name map has duplicate names: entries[{first}] and entries[{again}] are both named {} (a map's names are unique: it was not made by a conversion, or was edited)", crate::text::quote(&map.entries[again].name)),
+            ));
         }
         Ok(map)
     }

@@ -36,6 +36,25 @@ Options:
 Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input error
 (or an internal error of toolwire, which the message calls one).`;
 
+// The option a mistyped one most likely meant (`--provder`: `--provider`), by edit distance: at most two edits,
+// or the option it begins (`--prov`); or nothing.
+const OPTIONS = ["--provider", "--server", "--json", "--changes", "--strict"];
+function didYouMean(flag) {
+  const f = flag.toLowerCase().replace(/^-+/, "--");
+  const distance = (a, b) => {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const next = [i];
+      for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row = next;
+    }
+    return row[b.length];
+  };
+  const scored = OPTIONS.map((o) => [f.length > 3 && o.startsWith(f) ? 0 : distance(f, o), o]).filter(([d]) => d <= 2);
+  scored.sort((a, b) => a[0] - b[0]);
+  return scored.length ? `: did you mean ${scored[0][1]}?` : "";
+}
+
 class UsageError extends Error {}
 /** The input could not be read or is not a tools list: said without the usage text. */
 class InputError extends Error {}
@@ -127,7 +146,7 @@ function parseArgs(argv) {
       case "--changes": opts.changes = on(); break;
       case "--strict": opts.strict = on(); break;
       default:
-        if (flag.startsWith("-") && flag !== "-") throw new UsageError(`unknown option ${shown(flag)}`);
+        if (flag.startsWith("-") && flag !== "-") throw new UsageError(`unknown option ${shown(flag)}${didYouMean(flag)}`);
         opts.files.push(arg);
     }
   }

@@ -2240,7 +2240,7 @@ mod tests {
         assert_eq!(left_out(), ["misc/deep_tool/1/LIMIT_EXCEEDED", "misc//2/INVALID_TOOL"]);
         let dropped = hub.dropped_tools();
         assert!(dropped[0]["reason"].as_str().unwrap().starts_with("schema nesting exceeds the limit of 64 levels (tool \"deep_tool\", at /properties/x/"), "{dropped:?}");
-        assert_eq!(dropped[1]["reason"], "tool at index 2 has an empty name (at /2)");
+        assert_eq!(dropped[1]["reason"], "tool at index 2 (server \"misc\") has an empty name (at /2)");
         assert_eq!(call(&hub, "mcp__github__search").unwrap().text, "found");
         // Deep enough limits convert the deep tool.
         let mut opts = ConvertOptions::default();

@@ -397,3 +397,14 @@ test("bin: a batch's response is checked with the columns a single response gets
   const prefix = '[{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"日本語 🌧"}},';
   assert.equal(column(batch) - column(single), Buffer.byteLength(prefix), single.stderr + batch.stderr);
 });
+
+test("bin: a mistyped option is told the option it most likely meant, and nothing for one like none", () => {
+  for (const [flag, meant] of [["--provder", "--provider"], ["-strict", "--strict"], ["--JSON", "--json"], ["--chnages", "--changes"], ["--serv", "--server"]]) {
+    const r = run(["check", cleanFile, flag]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`unknown option ${flag}: did you mean ${meant}\\?`), flag);
+  }
+  const r = run(["check", cleanFile, "--verbose"]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown option --verbose\n/);
+});

@@ -861,3 +861,19 @@ test("a list of results where one result is taken is INVALID_INPUT, never unknow
   await refused(() => tw.toolResultMessage(completion, failed, "openai"), "INVALID_INPUT", /a provider's response or message \(it has `choices`\), which holds calls: parseToolCalls\(response, provider, nameMap\)/);
   await refused(() => tw.toolResultMessage(completion.choices[0].message, failed, "openai"), "INVALID_INPUT", /\(it has `tool_calls`\)/);
 });
+
+test("tools of several servers: a nameless tool names its server; a refusal names what to change (duplicates, maxTools)", async () => {
+  const merged = [
+    ...tools.map((t) => ({ ...t, serverName: "weather" })),
+    { name: "", description: "x", inputSchema: { type: "object" }, serverName: "rootly" },
+    { name: "ok", inputSchema: { type: "object" }, serverName: "rootly" },
+  ];
+  for (const convert of [() => tw.convertMcpTools(merged, "openai"), () => tw.convertMcpToolsJson(JSON.stringify(merged), "openai")]) {
+    const e = await refused(convert, "INVALID_TOOL", /^tool at index 1 \(server "rootly"\) has an empty name \(one tool of 3 fails the whole conversion: checkTools reports each/);
+    assert.equal(e.server, "rootly");
+  }
+  assert.match(tw.checkTools(merged, "openai").problems.find((p) => p.rule === "tool/invalid").message, /tool at index 1 \(server "rootly"\) has an empty name/);
+  const map = tw.NameMap.fromTools(tools, "openai").toJSON();
+  await refused(() => tw.NameMap.fromJSON({ ...map, entries: [...map.entries, map.entries[0]] }), "INVALID_INPUT", /entries\[0\] and entries\[1\] are both named "get_weather"/);
+  await refused(() => tw.convertMcpTools(merged, "openai", { limits: { maxTools: 2 } }), "LIMIT_EXCEEDED", /3 tools given, more than the limit of 2 \(limits\.maxTools: raise it/);
+});

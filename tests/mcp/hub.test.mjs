@@ -430,7 +430,7 @@ describe("McpHub", () => {
     const n = NORMAL_TOOLS.length;
     assert.deepEqual(left.map((d) => [d.server, d.name, d.index, d.code]), [["beta", "deep", n, "LIMIT_EXCEEDED"], ["beta", "", n + 1, "INVALID_TOOL"]]);
     assert.match(left[0].reason, /^schema nesting exceeds the limit of 64 levels \(tool "deep", at \/properties\/x\//);
-    assert.equal(left[1].reason, `tool at index ${n + 1} has an empty name (at /${n + 1})`);
+    assert.equal(left[1].reason, `tool at index ${n + 1} (server "beta") has an empty name (at /${n + 1})`);
     assert.equal((await hub.callTool(providerName(hub, "beta", "echo"), { message: "fine" })).text, "fine");
     // listTools() reports them too, until a tools() converts them.
     assert.deepEqual((await hub.listTools()).dropped, left);
