@@ -99,8 +99,8 @@ const CLIENT_MEMBERS = {
     getters: ["capabilities", "droppedTools", "instructions", "protocolVersion", "serverInfo", "sessionId", "toolsStale", "transport"],
   },
   McpHub: {
-    methods: ["free", "callTool", "closeAll", "listAll", "listTools", "listen", "nameMapFor", "notify", "request", "tools"],
-    getters: ["droppedTools", "listErrors", "nameMap", "servers"],
+    methods: ["free", "callTool", "closeAll", "listAll", "listTools", "listen", "nameMapFor", "notify", "reportFor", "request", "tools"],
+    getters: ["droppedTools", "listErrors", "nameMap", "report", "servers"],
   },
 };
 

@@ -3602,6 +3602,18 @@ export class McpHub {
    */
   nameMapFor(provider: ProviderName): NameMapJson | null;
   /**
+   * The conversion {@link Report} of the last `tools()` call, whatever its provider, or `null` before one: what the
+   * provider's rules changed in the tools offered and what problems remain over the whole set (more tools than the
+   * provider takes, `limits/tool-count`; strict tools that fell back for a per-request limit; names sanitized or
+   * shortened), as {@link checkTools} says it of the same tools and options, each tool's entry with its `server` and
+   * the name the hub gave it. Made when first read (a `tools()` whose report no one reads costs no second pass), then
+   * kept until the next `tools()` for that provider. The tools the hub left out are in {@link McpHub.droppedTools},
+   * not here.
+   */
+  readonly report: Report | null;
+  /** {@link McpHub.report} of the last `tools(provider)` call for that provider, or `null`. `UNKNOWN_PROVIDER` for an unknown provider. */
+  reportFor(provider: ProviderName): Report | null;
+  /**
    * Routes a provider tool call through the name map and the policy to its server; `options` are
    * {@link McpClient.callTool}'s (a tool that runs only as a task is followed to its result there too).
    * `args` are read as {@link NameMap.prepareArguments} reads them (an object or JSON text; else

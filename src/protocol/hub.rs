@@ -43,6 +43,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, Borrowed as _, CallToolResult, Put as _, ToolAnnotations};
 use crate::naming::{GivenNames, NameEntry, NameMap, NamingOptions};
 use crate::policy::{Action, AskedBy, DeniedBy, Policy};
+use crate::report::Report;
 use crate::protocol::client::{CallOptions, Client, CloseSignal};
 use crate::protocol::join_all;
 use crate::protocol::transport::{Clock, Transport};
@@ -125,6 +126,13 @@ struct Routes {
     /// The tools left out of the map because the policy denies them: a call of one of their
     /// names is refused as denied, not read as an unknown name.
     denied: Vec<Denied>,
+    /// The conversion's input (the tools offered, as JSON text) and options, from which
+    /// [`Hub::report_for`] makes its report when first asked: a `tools` that no one asks
+    /// the report of costs no second pass.
+    input: String,
+    opts: ConvertOptions,
+    /// That report, once made.
+    report: Option<Report>,
 }
 
 impl Routes {
@@ -664,11 +672,11 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             Some(p) => denied_tools(p, confirm, &all, &opts.naming, opts.naming.rule(provider.name_rule())),
             None => Vec::new(),
         };
-        let (conv, tools, mut unconverted) = loop {
+        let (conv, tools, mut unconverted, input) = loop {
             let out: HashSet<(&str, usize)> = denied.iter().map(|d| (d.server.as_str(), d.index)).collect();
             let offered: Vec<ListedTool> = all.iter().copied().filter(|(s, i, _)| !out.contains(&(*s, *i))).collect();
-            let (conv, tools, unconverted) = convert_listed(&listed, offered, provider, opts)?;
-            let Some(p) = policy else { break (conv, tools, unconverted) };
+            let (conv, tools, unconverted, input) = convert_listed(&listed, offered, provider, opts)?;
+            let Some(p) = policy else { break (conv, tools, unconverted, input) };
             let annotations = if confirm { Vec::new() } else { judged_annotations(&tools) };
             let late: Vec<Denied> = conv
                 .name_map
@@ -682,7 +690,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 })
                 .collect();
             if late.is_empty() {
-                break (conv, tools, unconverted);
+                break (conv, tools, unconverted, input);
             }
             denied.extend(late);
         };
@@ -706,7 +714,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         {
             let mut routes = self.routes.borrowed_mut();
             routes.retain(|r| r.target != target);
-            routes.push(Routes { target, map: conv.name_map, annotations, denied });
+            routes.push(Routes { target, map: conv.name_map, annotations, denied, input, opts: named, report: None });
         }
         *self.unconverted.borrowed_mut() = unconverted;
         Ok(conv.tools)
@@ -726,6 +734,33 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             Some(t) => routes.iter().find(|r| r.target == t),
         }
         .map(|r| r.map.clone())
+    }
+
+    /// The conversion report of the last `tools` call for `target` (`None`: of the last `tools`
+    /// call, whatever its provider), or `None` before one: what the provider's rules changed in
+    /// the tools offered and what problems remain, over the whole set (a provider's tool-count
+    /// limit, strict fallbacks for a per-request limit, names shortened or sanitized), as
+    /// `checkTools` says it of the same tools and options, with the names the hub gave. Made
+    /// when first asked, then kept until the next `tools` for that provider. The tools the hub
+    /// left out are not in it ([`Hub::dropped_tools`]).
+    pub fn report_for(&self, target: Option<Target>) -> Result<Option<Report>> {
+        let mut routes = self.routes.borrowed_mut();
+        let routes = match target {
+            None => routes.last_mut(),
+            Some(t) => routes.iter_mut().find(|r| r.target == t),
+        };
+        let Some(r) = routes else { return Ok(None) };
+        if let Some(report) = &r.report {
+            return Ok(Some(report.clone()));
+        }
+        // The names the map has: each tool is given the name it was (the hub's earlier names
+        // shape a name only through the map).
+        let mut given = GivenNames::default();
+        given.record(&r.map);
+        let opts = ConvertOptions { naming: NamingOptions { given: Some(Arc::new(given)), ..r.opts.naming.clone() }, ..r.opts.clone() };
+        let report = crate::convert::check_json(&r.input, r.target.provider, &opts)?;
+        r.report = Some(report.clone());
+        Ok(Some(report))
     }
 
     /// The server and MCP tool that [`Hub::call_tool_for`] would route `provider_name` to, by the
@@ -1060,9 +1095,10 @@ fn listed_again(server: &str, tools: &[Value], offered: impl Fn(usize) -> bool) 
 /// Converts the listed tools `tools` of `listed`: the conversion, the tools converted, and those
 /// left out (each `{server, name, index, code, reason}`): a tool that cannot be converted takes
 /// out no other, and past `limits.maxTools` servers are left out whole (see [`Hub::tools`]).
-fn convert_listed<'a>(listed: &[Listed], tools: Vec<ListedTool<'a>>, provider: crate::providers::Provider, opts: &ConvertOptions) -> Result<(crate::convert::TextConversion, Vec<ListedTool<'a>>, Vec<Value>)> {
-    match convert_json_named(&json_array(&tools), provider, opts) {
-        Ok(conv) => Ok((conv, tools, Vec::new())),
+fn convert_listed<'a>(listed: &[Listed], tools: Vec<ListedTool<'a>>, provider: crate::providers::Provider, opts: &ConvertOptions) -> Result<(crate::convert::TextConversion, Vec<ListedTool<'a>>, Vec<Value>, String)> {
+    let input = json_array(&tools);
+    match convert_json_named(&input, provider, opts) {
+        Ok(conv) => Ok((conv, tools, Vec::new(), input)),
         // Which tools fail is found once a conversion has failed: each is tried alone.
         Err(e) => {
             let (mut kept, mut unconverted) = (Vec::new(), Vec::new());
@@ -1100,7 +1136,8 @@ fn convert_listed<'a>(listed: &[Listed], tools: Vec<ListedTool<'a>>, provider: c
             if unconverted.is_empty() {
                 return Err(e);
             }
-            Ok((convert_json_named(&json_array(&kept), provider, opts)?, kept, unconverted))
+            let input = json_array(&kept);
+            Ok((convert_json_named(&input, provider, opts)?, kept, unconverted, input))
         }
     }
 }
@@ -2213,6 +2250,41 @@ mod tests {
     /// A schema `depth` objects deep.
     fn deep(depth: usize) -> Value {
         (0..depth).fold(json!({"type": "object"}), |inner, _| json!({"type": "object", "properties": {"x": inner}}))
+    }
+
+    /// The report of a provider's last `tools`: made over the whole set offered, so a
+    /// per-request limit shows (Anthropic strict: 20 strict tools), with each tool's server and
+    /// the name the hub gave it (a hashed name kept from an earlier listing too); none before a
+    /// `tools`; kept until the next `tools` for that provider, then made again.
+    #[test]
+    fn the_report_is_of_the_whole_set_offered_with_the_hubs_names() {
+        let tools = |n: usize| Value::Array((0..n).map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}})).collect());
+        let mut a = tools(11).as_array().unwrap().clone();
+        a.push(json!({"name": "echo"}));
+        let mut b = tools(11).as_array().unwrap().clone();
+        b.push(json!({"name": "echo"}));
+        let hub = hub(vec![("a", vec![listing(Value::Array(a))]), ("b", vec![listing(Value::Array(b))])], None, None);
+        assert!(hub.report_for(None).unwrap().is_none());
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let strict = ConvertOptions { schema: crate::providers::SchemaOptions { strict: true, ..Default::default() }, naming: NamingOptions { format: Some(crate::naming::NameFormat::Bare), ..Default::default() }, ..Default::default() };
+        hub.tools(Provider::Anthropic, &strict).unwrap();
+        assert!(hub.report_for(Some(Provider::OpenAi.into())).unwrap().is_none(), "no tools() for openai yet");
+        let report = hub.report_for(None).unwrap().unwrap();
+        let names: Vec<String> = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect();
+        assert_eq!(report.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(), names);
+        assert!(names.iter().filter(|n| n.starts_with("echo_")).count() == 2, "{names:?}");
+        assert_eq!(report.tools.iter().map(|t| t.server.clone().unwrap_or_default()).filter(|s| s == "b").count(), 12);
+        // 24 tools, strict: the last four are sent without strict, and said so.
+        let fell_back: Vec<&str> = report.tools.iter().filter(|t| t.strict == Some(false)).map(|t| t.name.as_str()).collect();
+        assert_eq!(fell_back.len(), 4, "{fell_back:?}");
+        assert!(report.tools.iter().any(|t| t.problems.iter().any(|p| p.rule.ends_with("strict-limit"))), "{report:?}");
+        assert_eq!(hub.report_for(Some(Provider::Anthropic.into())).unwrap().unwrap(), report, "kept");
+        // A tools() for another provider leaves it; the next one for this provider makes it again.
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(hub.report_for(Some(Provider::Anthropic.into())).unwrap().unwrap(), report);
+        assert_eq!(hub.report_for(None).unwrap().unwrap().provider, "openai");
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        assert!(hub.report_for(Some(Provider::Anthropic.into())).unwrap().unwrap().tools.iter().all(|t| t.strict.is_none()));
     }
 
     /// A tool that cannot be converted is left out and reported with its server and its index in

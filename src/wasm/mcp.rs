@@ -1426,6 +1426,19 @@ impl JsMcpHub {
         Ok(self.inner.name_map_for(Some(provider)).and_then(|m| to_js(&m.to_json_value()).ok()).unwrap_or(JsValue::NULL))
     }
 
+    /// The conversion report of the last `tools()` call (`Hub::report_for`), or `null` before one.
+    #[wasm_bindgen(getter)]
+    pub fn report(&self) -> Result<JsValue, Error> {
+        hub_report(self.inner.report_for(None)?)
+    }
+
+    /// The conversion report of the last `tools(provider)` call for that provider, or `null`.
+    #[wasm_bindgen(js_name = reportFor)]
+    pub fn report_for(&self, provider: JsValue) -> Result<JsValue, Error> {
+        let provider = Provider::target(&string_param(&provider, "provider")?)?;
+        hub_report(self.inner.report_for(Some(provider))?)
+    }
+
     /// Routes a provider tool call: `{result, text, isError, server, tool}`. Unknown names (and
     /// names of a server the last `listTools()` did not select), denied calls and transport
     /// failures reject with a `ToolwireError`. The policy judges the tool as the last `tools()`
@@ -1541,6 +1554,14 @@ impl JsMcpHub {
     #[wasm_bindgen(getter)]
     pub fn servers(&self) -> Vec<String> {
         self.inner.server_names()
+    }
+}
+
+/// A hub's report as JS (`null` for none).
+fn hub_report(report: Option<crate::report::Report>) -> Result<JsValue, Error> {
+    match report {
+        Some(r) => to_js(&r.to_value()),
+        None => Ok(JsValue::NULL),
     }
 }
 

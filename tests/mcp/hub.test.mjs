@@ -697,6 +697,27 @@ describe("McpHub", () => {
     await unasking.closeAll();
   });
 
+  test("report: the last tools()' conversion report over every server's tools, with the hub's names; reportFor(provider)", async () => {
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const hub = new McpHub(e.servers);
+    assert.equal(hub.report, null);
+    await hub.listTools();
+    await hub.tools("anthropic", { naming: "bare", strict: true });
+    const map = NameMap.fromJSON(hub.nameMap);
+    const report = hub.report;
+    assert.equal(report.provider, "anthropic");
+    assert.deepEqual(report.tools.map((t) => t.name), map.names(), "the names the hub gave (both echos hashed)");
+    assert.deepEqual(report.tools.map((t) => [t.server, t.tool]), map.names().map((n) => [map.resolve(n).server, map.resolve(n).tool]));
+    assert.ok(report.tools.every((t) => typeof t.strict === "boolean"));
+    assert.ok(report.tools.some((t) => t.changes.some((c) => c.rule.startsWith("names/"))), JSON.stringify(report.tools.map((t) => t.changes)));
+    assert.equal(hub.reportFor("gemini"), null);
+    await hub.tools("gemini");
+    assert.equal(hub.report.provider, "gemini");
+    assert.deepEqual(hub.reportFor("anthropic"), report, "kept until the next tools() for anthropic");
+    await assert.rejects(async () => hub.reportFor("gpt"), { code: "UNKNOWN_PROVIDER" });
+    await hub.closeAll();
+  });
+
   test("confirm: told the call's server, tool and provider (naming bare), and a signal the call's abort aborts", async () => {
     const e = endpoints({ alpha: "normal", beta: "normal" });
     const asked = [];
