@@ -158,7 +158,7 @@ impl Routes {
         let tools: Vec<String> = all
             .iter()
             .map(|d| match d.by {
-                LeftOutBy::Deny(_) => format!("{}, which the policy denies", d.which()),
+                LeftOutBy::Deny { .. } => format!("{}, which the policy denies", d.which()),
                 LeftOutBy::Unconfirmable(_) => format!("{}, which needs confirmation the hub has no confirm callback to ask for", d.which()),
             })
             .collect();
@@ -1157,8 +1157,9 @@ struct Denied {
 /// Why the policy leaves a tool out of [`Hub::tools`].
 #[derive(Clone)]
 enum LeftOutBy {
-    /// It denies the tool.
-    Deny(DeniedBy),
+    /// It denies the tool; `can_ask`: whether the hub has a `confirm` (an `ask` rule would
+    /// offer the tool only then).
+    Deny { by: DeniedBy, can_ask: bool },
     /// It decides "ask" (for this reason), and the hub has no `confirm` to ask: every call
     /// would be refused.
     Unconfirmable(Option<AskedBy>),
@@ -1170,7 +1171,7 @@ impl LeftOutBy {
     /// a call of it would be judged: [`Hub::call_tool`]).
     fn judge(policy: &Policy, confirm: bool, server: &str, tool: &str, name: &str, annotations: Option<&ToolAnnotations>) -> Option<Self> {
         if let Some(by) = policy.denied_by(server, tool, name) {
-            return Some(Self::Deny(by));
+            return Some(Self::Deny { by, can_ask: confirm });
         }
         if confirm {
             return None;
@@ -1184,7 +1185,7 @@ impl LeftOutBy {
     /// The `decision` of a call's refusal.
     fn decision(&self) -> &'static str {
         match self {
-            Self::Deny(_) => "deny",
+            Self::Deny { .. } => "deny",
             Self::Unconfirmable(_) => "ask",
         }
     }
@@ -1213,12 +1214,14 @@ impl Denied {
         let (server, tool) = (&self.server, &self.tool);
         let which = self.which();
         match &self.by {
-            LeftOutBy::Deny(by) => {
+            LeftOutBy::Deny { by, can_ask } => {
+                // An ask rule offers a tool only where the hub can ask.
+                let rule = if *can_ask { "an allow or ask rule" } else { "an allow rule" };
                 let how = match by {
                     DeniedBy::Rule(_) => "to offer it, take it out of that rule".owned(),
                     DeniedBy::DefaultAction => match crate::policy::exact_pattern(server, tool) {
-                        Some(exact) => format!("to offer it, add an allow or ask rule for it ({}, or \"mcp__{server}\" for the whole server)", crate::text::quote(&exact)),
-                        None => format!("to offer it, add an allow or ask rule for its server (\"mcp__{server}\")"),
+                        Some(exact) => format!("to offer it, add {rule} for it ({}, or \"mcp__{server}\" for the whole server)", crate::text::quote(&exact)),
+                        None => format!("to offer it, add {rule} for its server (\"mcp__{server}\")"),
                     },
                 };
                 format!("the permission policy denies {which} ({}): it is not offered, as every call of it would be refused PERMISSION_DENIED; {how}", Self::why(by))
@@ -1234,7 +1237,7 @@ impl Denied {
     fn refusal(&self, called: &str) -> Error {
         let (called, which) = (crate::text::quote(called), self.which());
         let message = match &self.by {
-            LeftOutBy::Deny(by) => format!("{called} is {which}, which the permission policy denies ({}): tools() did not offer it, and it was not called", Self::why(by)),
+            LeftOutBy::Deny { by, .. } => format!("{called} is {which}, which the permission policy denies ({}): tools() did not offer it, and it was not called", Self::why(by)),
             LeftOutBy::Unconfirmable(by) => format!(
                 "{called} is {which}, which needs confirmation, and the hub has no confirm callback to ask (give McpHub options.confirm): tools() did not offer it, and it was not called; {}",
                 allow_hint(*by, &self.server, &self.tool)
@@ -2588,6 +2591,12 @@ mod tests {
         block_on(hub.list_tools(&Selection::Auto, None));
         hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
         assert_eq!(offered_and_dropped(&hub).0, Vec::<String>::new());
+        // A tool denied by default is told to add an allow rule: an ask rule would not offer it here.
+        let hub = self::tests::hub(vec![("fs", vec![listing(json!([{"name": "rm"}]))])], Some(json!({"defaultAction": "deny"})), None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let reason = hub.dropped_tools()[0]["reason"].as_str().unwrap_or_default().to_owned();
+        assert!(reason.ends_with("to offer it, add an allow rule for it (\"mcp__fs__rm\", or \"mcp__fs\" for the whole server)"), "{reason}");
     }
 
     /// `limits.maxTools` counts the tools offered: tools the policy denies take no server out.
