@@ -734,7 +734,9 @@ export type ToolwireErrorCode =
    * an error event in a stream given to {@link ToolCallAccumulator.push} (Anthropic `error`, a Chat chunk's
    * `error`, Responses `error` and `response.failed`, Gemini `error`, Bedrock's exceptions, Ollama's `error`);
    * or a Gemini or Vertex candidate that ended at a tool call that failed, in place of the call (`finishReason`
-   * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`): retry the turn.
+   * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`), or that failed whole
+   * (`MALFORMED_RESPONSE`: retry the turn; `MISSING_THOUGHT_SIGNATURE`: the request's history lacked a call's
+   * `thoughtSignature`, to put back before sending it again): retry the turn.
    * The message names the provider's type, status or finish reason; `providerError` is the error as sent.
    */
   | "PROVIDER_ERROR"
@@ -1257,7 +1259,9 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * "incomplete"`), but for a Gemini or Vertex candidate read (the first) that ended at a tool call that failed,
  * which Gemini gives no call for: `finishReason` `MALFORMED_FUNCTION_CALL` (the model wrote a call that could not
  * be read; `finishMessage` may quote it), `UNEXPECTED_TOOL_CALL` (it called a tool the request did not enable) or
- * `TOO_MANY_TOOL_CALLS`. That throws `PROVIDER_ERROR` (`Gemini error MALFORMED_FUNCTION_CALL: the model's function
+ * `TOO_MANY_TOOL_CALLS`; or for one that failed whole: `MALFORMED_RESPONSE`, or `MISSING_THOUGHT_SIGNATURE` (the
+ * request's history had a `functionCall` part without its `thoughtSignature`: put each back, then send it again).
+ * That throws `PROVIDER_ERROR` (`Gemini error MALFORMED_FUNCTION_CALL: the model's function
  * call was malformed, and Gemini gave no call for it: retry the turn (finishMessage: ...)`, `providerError`
  * `{finishReason, finishMessage}`) rather than pass for an answer without calls: retry the turn. Calls the
  * candidate holds besides are left out, the message counting them, as a turn that failed is retried whole rather
@@ -1688,7 +1692,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
    * type or status (`Anthropic stream error overloaded_error: Overloaded`); so does a Gemini or Vertex chunk whose
    * candidate read ends at a tool call that failed (`finishReason` `MALFORMED_FUNCTION_CALL`,
-   * `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, as {@link parseToolCalls} says: `Gemini stream error
+   * `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS`, `MALFORMED_RESPONSE`, `MISSING_THOUGHT_SIGNATURE`, as {@link parseToolCalls} says: `Gemini stream error
    * MALFORMED_FUNCTION_CALL: ...`), once the chunk is read: its parts are in `message()`, and the turn's calls not given yet (one held for its
    * signature, one that chunk or the text pushed with it completed, one still streaming) are dropped with the turn,
    * the message saying how many (`the turn's 1 other call is left out too`), so the retry starts clean; a call an

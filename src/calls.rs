@@ -359,9 +359,11 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
 /// What a Gemini `finishReason` that says the model's tool call failed means, and what to do:
 /// the model wrote a call that could not be read (`MALFORMED_FUNCTION_CALL`; `finishMessage` may
 /// quote it, `print(default_api.search(...))`), called a tool the request did not enable
-/// (`UNEXPECTED_TOOL_CALL`), or too many in a row (`TOO_MANY_TOOL_CALLS`). Gemini gives no call
-/// for it (the candidate mostly has no parts), so that, read as a turn without calls, the model
-/// would seem to have answered with nothing. `None` for another reason.
+/// (`UNEXPECTED_TOOL_CALL`), or too many in a row (`TOO_MANY_TOOL_CALLS`); or the turn failed
+/// whole: the request's history lacked a thought signature (`MISSING_THOUGHT_SIGNATURE`), or
+/// Gemini's own response was malformed (`MALFORMED_RESPONSE`). Gemini gives no call for it (the
+/// candidate mostly has no parts), so that, read as a turn without calls, the model would seem
+/// to have answered with nothing. `None` for another reason.
 fn gemini_call_failed(reason: &str) -> Option<&'static str> {
     Some(match reason {
         "MALFORMED_FUNCTION_CALL" => "the model's function call was malformed, and Gemini gave no call for it: retry the turn",
@@ -369,6 +371,11 @@ fn gemini_call_failed(reason: &str) -> Option<&'static str> {
             "the model called a tool the request did not enable (no tools given, or function calling mode NONE), and Gemini gave no call for it: retry the turn, with the tools enabled if it is to call them"
         }
         "TOO_MANY_TOOL_CALLS" => "the model called too many tools in a row, and Gemini ended the turn: retry the turn",
+        // What the request sent, not what the model did: a retry of the same request ends so again.
+        "MISSING_THOUGHT_SIGNATURE" => {
+            "the request's history has a functionCall part without the thoughtSignature its response gave it (Gemini 3 needs each one back on its part: each call's thoughtSignature, or the turn ToolCallAccumulator.message() makes), and Gemini gave no answer: put the signatures back and send the request again"
+        }
+        "MALFORMED_RESPONSE" => "Gemini's response was malformed, and it gave no call or answer: retry the turn",
         _ => return None,
     })
 }
@@ -5400,6 +5407,11 @@ mod tests {
             ("MALFORMED_FUNCTION_CALL", "Gemini error MALFORMED_FUNCTION_CALL: the model's function call was malformed, and Gemini gave no call for it: retry the turn"),
             ("UNEXPECTED_TOOL_CALL", "Gemini error UNEXPECTED_TOOL_CALL: the model called a tool the request did not enable (no tools given, or function calling mode NONE), and Gemini gave no call for it: retry the turn, with the tools enabled if it is to call them"),
             ("TOO_MANY_TOOL_CALLS", "Gemini error TOO_MANY_TOOL_CALLS: the model called too many tools in a row, and Gemini ended the turn: retry the turn"),
+            ("MALFORMED_RESPONSE", "Gemini error MALFORMED_RESPONSE: Gemini's response was malformed, and it gave no call or answer: retry the turn"),
+            (
+                "MISSING_THOUGHT_SIGNATURE",
+                "Gemini error MISSING_THOUGHT_SIGNATURE: the request's history has a functionCall part without the thoughtSignature its response gave it (Gemini 3 needs each one back on its part: each call's thoughtSignature, or the turn ToolCallAccumulator.message() makes), and Gemini gave no answer: put the signatures back and send the request again",
+            ),
         ] {
             let input = json!({"candidates":[{"finishReason":reason,"finishMessage":null,"index":0}]});
             assert_eq!(provider_failure(parse_tool_calls(&input, CallFormat::Gemini, None)), (message.to_owned(), json!({"finishReason":reason})), "{reason}");
@@ -5425,7 +5437,7 @@ mod tests {
         // A Gemini response whose turn failed still looks like Gemini's, read as another's.
         let e = parse_tool_calls(&with_calls, CallFormat::OpenAi, None).unwrap_err();
         assert_eq!((e.code, e.details.as_ref().and_then(|d| d.get("looksLike")).cloned()), (ErrorCode::InvalidInput, Some(json!("Gemini"))), "{}", e.message);
-        for reason in ["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "OTHER", "FINISH_REASON_UNSPECIFIED", "MALFORMED_RESPONSE"] {
+        for reason in ["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "OTHER", "FINISH_REASON_UNSPECIFIED"] {
             assert!(parse_tool_calls(&json!({"candidates":[{"finishReason":reason,"index":0}]}), CallFormat::Gemini, None).unwrap().is_empty(), "{reason}");
         }
 
