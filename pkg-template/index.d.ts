@@ -2943,7 +2943,10 @@ export type McpRequestHandlerResult = object | JsonValue;
 export interface McpCallOptions {
   /** This request's timeout in ms, over the client's `timeoutMs`: a positive integer up to 2^53 - 1, or `Infinity` for none. */
   timeoutMs?: number | undefined;
-  /** With `onProgress`: each progress notification starts `timeoutMs` again (it then times out without progress). */
+  /**
+   * Each progress notification starts `timeoutMs` again (it then times out without progress). It asks the server
+   * for progress (a progress token, as `onProgress` does) with `onProgress` or without: a server sends none unasked.
+   */
   resetTimeoutOnProgress?: boolean | undefined;
   /**
    * Ends the call after this many ms whatever its progress (`TIMEOUT`), over all of a 2026-07-28 call's
@@ -2952,8 +2955,10 @@ export interface McpCallOptions {
   maxTotalTimeoutMs?: number | undefined;
   /**
    * Aborts the call (`ABORTED`, at once): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
-   * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
-   * client" when there is none), as the SDK sends it; a timeout's reason is "timeout". The `ABORTED` error holds that
+   * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is: for
+   * `controller.abort()` without one, the `AbortError` browsers and Node give, "signal is aborted without reason" in
+   * Chromium and "This operation was aborted" in Node; another value as `String()` writes it; "aborted by the client" for a
+   * signal without a reason, which only a signal-like object of your own has), as the SDK sends it; a timeout's reason is "timeout". The `ABORTED` error holds that
    * text as its `reason` (`err.reason`) when the signal has one: a call aborted in flight, not one aborted before it
    * was sent. A signal of `AbortSignal.timeout(ms)` that fires in flight ends the call `TIMEOUT` (its reason a
    * `TimeoutError`, as `fetch` tells it apart), the server told "timeout". A task-run tool's call is

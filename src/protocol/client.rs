@@ -234,8 +234,9 @@ pub struct CallOptions {
     /// `AbortSignal.timeout`, whose reason is a `TimeoutError`): the call ends `TIMEOUT`, not
     /// `ABORTED`, as `fetch` tells the two apart.
     pub cancel_timed_out: Option<Box<dyn Fn() -> bool>>,
-    /// Each progress notification for the call (with `on_progress`) starts the timeout again:
-    /// the call times out after `timeout_ms` without progress.
+    /// Each progress notification for the call starts the timeout again: the call times out
+    /// after `timeout_ms` without progress. It asks for progress (a progress token) with
+    /// `on_progress` or without.
     pub reset_timeout_on_progress: bool,
     /// Ends the call after this long whatever its progress (with `reset_timeout_on_progress`).
     pub max_total_timeout_ms: Option<u64>,
@@ -243,6 +244,14 @@ pub struct CallOptions {
     /// client sets itself ([`CLIENT_META_KEYS`]: `INVALID_OPTIONS`). A task-run tool's call carries
     /// them, its `tasks/*` requests do not; every page of a listing does.
     pub meta: Option<Map<String, Value>>,
+}
+
+impl CallOptions {
+    /// Whether the request asks for progress (sends a progress token): for `on_progress`, or
+    /// for `reset_timeout_on_progress`, which needs it to hear of any.
+    fn wants_progress(&self) -> bool {
+        self.on_progress.is_some() || self.reset_timeout_on_progress
+    }
 }
 
 /// The `_meta` keys the client sets itself, refused in [`CallOptions::meta`]: the progress token
@@ -2044,10 +2053,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             let ended = self.session_ended.generation.get();
             let id = self.new_id();
-            let sent = self.with_meta(&params, opts.on_progress.is_some().then_some(&id));
+            let sent = self.with_meta(&params, opts.wants_progress().then_some(&id));
             let headers = if modern { self.modern_headers(method, &sent)? } else { Vec::new() };
             let body = jsonrpc::request(&id, method, sent);
-            let _token = opts.on_progress.is_some().then(|| ProgressToken::new(&self.progress_tokens, &id));
+            let _token = opts.wants_progress().then(|| ProgressToken::new(&self.progress_tokens, &id));
             let round = Registered::new(&self.in_flight, &id, method, &params, behalf);
             // A task-augmented request (2025-11-25) is cancelled by `tasks/cancel`.
             let creates_task = !modern && params.get("task").is_some_and(Value::is_object);
@@ -2275,6 +2284,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         headers: &[(String, String)],
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
+        let wants_progress = opts.wants_progress();
         let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms, cancel_reason, cancel_timed_out, .. } = opts;
         // Cancelled already (an aborted signal given): not sent, so there is nothing to tell the
         // server either.
@@ -2301,9 +2311,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // The status of the refusal the request waits for new headers after (401, 403 step-up):
         // the server has not taken it, so there is nothing to cancel.
         let refused = Cell::new(None);
-        let exchange = self.exchange(id, method, body, with_session, headers, on_progress.map(|_| &report as &dyn Fn(&Value)), &refused);
+        let exchange = self.exchange(id, method, body, with_session, headers, wants_progress.then_some(&report as &dyn Fn(&Value)), &refused);
         // Its progress that other streams bring (the standalone one, another call's), told as its own.
-        let elsewhere = self.progress_elsewhere(on_progress.and(self.elsewhere(id)), &report);
+        let elsewhere = self.progress_elsewhere(if wants_progress { self.elsewhere(id) } else { None }, &report);
         // Its response, when another stream brings it before its own is read: the call's, and the
         // request's POST (not yet answered) is dropped. Once its own stream or JSON body is read,
         // that reading takes it instead ([`Client::read_sse`], [`Client::read_json`]). Not a
@@ -2890,9 +2900,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 return Err(Error::new(ErrorCode::Protocol, format!("the server accepted {method} (HTTP {status}) but sent no response")).into())
             }
             other => {
+                // A page answering the handshake's POST (a site's catch-all route, the app's own
+                // origin): most often a URL that is not the server's MCP endpoint, as a 404 is.
+                let page = method == "initialize" && matches!(other, "text/html" | "text/plain" | "application/xhtml+xml");
                 return Err(Error::new(
                     ErrorCode::Protocol,
-                    format!("{method}: unexpected content type {} (expected application/json or text/event-stream)", crate::text::server_text(other)),
+                    format!(
+                        "{method}: unexpected content type {} (expected application/json or text/event-stream){}",
+                        crate::text::server_text(other),
+                        if page { "; the URL may not be an MCP endpoint: what answered it sends pages, not MCP's JSON (is its path the server's MCP endpoint, such as /mcp?)" } else { "" }
+                    ),
                 )
                 .into())
             }
@@ -3691,8 +3708,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         }
         // No session id from the handshake, and the server asks for one: from a browser, the
-        // usual cause is a server that does not expose the header to scripts (CORS).
-        let hint = (status == 400 && method != "initialize" && !self.is_modern() && self.state.borrowed().session_id.is_none() && text.to_ascii_lowercase().contains("session"))
+        // usual cause is a server that does not expose the header to scripts (CORS). The
+        // TypeScript SDK's servers say so ("Mcp-Session-Id header is required"), or, where a
+        // request without one starts a transport of its own (server-everything), "Server not
+        // initialized".
+        let about_session = || {
+            let lower = text.to_ascii_lowercase();
+            lower.contains("session") || lower.contains("not initialized")
+        };
+        let hint = (status == 400 && method != "initialize" && !self.is_modern() && self.state.borrowed().session_id.is_none() && about_session())
             .then_some(" (toolwire got no Mcp-Session-Id from the handshake: a server reached from a browser must list mcp-session-id in Access-Control-Expose-Headers for a page to read it)");
         // A POST of `initialize` refused as no MCP server would refuse it (a web framework's "Cannot
         // POST", a page that takes no POST): most often a URL that is not the server's MCP endpoint.

@@ -203,6 +203,36 @@ fn network_failure(e: &JsValue) -> TransportError {
     TransportError::Network(describe(e))
 }
 
+/// Why a browser may have blocked a fetch of `url` that got no response: from a page (or
+/// worker) served over https:, an http: URL whose host is not loopback (which browsers let
+/// through) is mixed content, refused before anything is sent, with no more than a console
+/// line saying so. Told beside the failure, not in its place: a browser set to allow it
+/// would have sent it.
+fn mixed_content(url: &str) -> Option<String> {
+    if !url.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("http:")) {
+        return None;
+    }
+    let global = global();
+    if get(&get(&global, "location"), "protocol").as_string().as_deref() != Some("https:") {
+        return None;
+    }
+    let ctor = get(&global, "URL").dyn_into::<Function>().ok()?;
+    let parsed = caught::construct(&ctor, &caught::list(&[&url.into()])).ok()?;
+    let host = get(&parsed, "hostname").as_string()?.to_ascii_lowercase();
+    let loopback = host == "localhost" || host.ends_with(".localhost") || host.starts_with("127.") || host == "[::1]";
+    (!loopback).then(|| {
+        "this page is served over https: and the URL is http:, which a browser blocks as mixed content (its console says so): serve the MCP server over https".to_owned()
+    })
+}
+
+/// [`network_failure`] of a fetch of `url`, with [`mixed_content`]'s reason where it applies.
+fn fetch_failure(e: &JsValue, url: &str) -> TransportError {
+    match (network_failure(e), mixed_content(url)) {
+        (TransportError::Network(why), Some(mixed)) => TransportError::Network(if why.is_empty() { mixed } else { format!("{why}; {mixed}") }),
+        (failure, _) => failure,
+    }
+}
+
 fn is_abort(e: &JsValue) -> bool {
     get(e, "name").as_string().as_deref() == Some("AbortError")
 }
@@ -419,7 +449,7 @@ impl Transport for FetchTransport {
             let _ = Reflect::set(&init, &"redirect".into(), &(if req.follow_redirects { "follow" } else { "manual" }).into());
             // Called unbound: `window.fetch` throws "Illegal invocation" when called as a method.
             let pending = caught::call2(&fetch, &JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| network_failure(&e))?;
-            let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { network_failure(&e) })?;
+            let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { fetch_failure(&e, &req.url) })?;
             let status = response_status(&resp)?;
             let h = get(&resp, "headers");
             let mut headers = Vec::new();

@@ -877,3 +877,21 @@ test("tools of several servers: a nameless tool names its server; a refusal name
   await refused(() => tw.NameMap.fromJSON({ ...map, entries: [...map.entries, map.entries[0]] }), "INVALID_INPUT", /entries\[0\] and entries\[1\] are both named "get_weather"/);
   await refused(() => tw.convertMcpTools(merged, "openai", { limits: { maxTools: 2 } }), "LIMIT_EXCEEDED", /3 tools given, more than the limit of 2 \(limits\.maxTools: raise it/);
 });
+
+test("an https page's McpClient of an http URL that fetch refused: the NETWORK error says mixed content, not for loopback", async () => {
+  const fetch = () => Promise.reject(new TypeError("Failed to fetch"));
+  const had = Object.getOwnPropertyDescriptor(globalThis, "location");
+  Object.defineProperty(globalThis, "location", { value: { protocol: "https:", href: "https://app.example/" }, configurable: true, writable: true });
+  try {
+    const e = await refused(() => new tw.McpClient("http://mcp.example.test/mcp", { fetch }).connect(), "NETWORK", /^initialize: no HTTP response \(TypeError: Failed to fetch; this page is served over https: and the URL is http:, which a browser blocks as mixed content/);
+    assert.match(e.message, /serve the MCP server over https/);
+    for (const url of ["http://127.0.0.1:9/mcp", "http://localhost:9/mcp", "https://mcp.example.test/mcp"]) {
+      await refused(() => new tw.McpClient(url, { fetch }).connect(), "NETWORK", /^initialize: no HTTP response \(TypeError: Failed to fetch\)/);
+    }
+  } finally {
+    if (had) Object.defineProperty(globalThis, "location", had);
+    else delete globalThis.location;
+  }
+  // A page over http says nothing of it.
+  await refused(() => new tw.McpClient("http://mcp.example.test/mcp", { fetch }).connect(), "NETWORK", /^initialize: no HTTP response \(TypeError: Failed to fetch\)/);
+});

@@ -3475,6 +3475,22 @@ fn a_server_without_the_handshake_is_a_version_mismatch() {
     assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::HttpStatus);
 }
 
+/// A page answering the handshake (a site's catch-all route, the app's own origin without
+/// /mcp) says that the URL may not be an MCP endpoint, as a 404 does; a page answering a later
+/// request does not (the endpoint was one at the handshake).
+#[test]
+fn a_page_answering_the_handshake_says_the_url_may_not_be_an_mcp_endpoint() {
+    let page = || status_reply(200, vec![("content-type", "text/html; charset=utf-8".to_owned())], "<!doctype html><title>App</title>");
+    let h = harness(vec![page()]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.starts_with("initialize: unexpected content type \"text/html\"") && e.message.contains("the URL may not be an MCP endpoint"), "{}", e.message);
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), page()]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert!(!e.message.contains("MCP endpoint"), "{}", e.message);
+}
+
 /// No session id came with the handshake (a browser cannot read one the server does not expose)
 /// and the server answers the next request 400 about a session: the error says why.
 #[test]
@@ -3488,6 +3504,12 @@ fn a_400_about_a_session_that_never_came_names_the_cors_header() {
     // A 400 about something else says nothing of it.
     let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
     assert!(!e.details.as_ref().unwrap().contains_key("missingSessionId") && !e.message.contains("Expose"), "{}", e.message);
+    // server-everything, whose request without a session starts a transport of its own, says
+    // "Server not initialized", here to the handshake's notification.
+    let h = harness(vec![init_reply("2025-11-25", None), status_reply(400, vec![], r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#)]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["missingSessionId"].clone()), (ErrorCode::HttpStatus, json!(true)), "{}", e.message);
+    assert!(e.message.starts_with("notifications/initialized: HTTP 400") && e.message.contains("Access-Control-Expose-Headers"), "{}", e.message);
 
     // With a session id held, a 400 about the session is its end (server-everything says so
     // for a session it dropped): renewed, and the request sent again.
@@ -8876,4 +8898,56 @@ fn an_https_url_to_a_plain_http_server_says_so() {
     // Another failure keeps its own hint.
     let e = transport_error(TransportError::Network("TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9".into()), "initialize");
     assert!(!e.message.contains("TLS") && e.message.contains("no HTTP response (TypeError: fetch failed: connect ECONNREFUSED"), "{e}");
+}
+
+/// `reset_timeout_on_progress` without `on_progress` still asks for progress (a progress token:
+/// a server sends none otherwise) and starts the timeout again at each: the call outlives its
+/// timeout while progress comes, and times out once it stops.
+#[test]
+fn reset_on_progress_asks_for_progress_without_a_handler() {
+    let (call, stalled) = (Live::default(), Live::default());
+    let (transport, log) = scripted(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Live(call.clone()), Reply::Live(stalled.clone())]);
+    let clock = Manual::default();
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 100;
+    let client = Client::new(transport, clock.clone(), opts);
+    block_on(client.connect()).unwrap();
+    let progress = |token: i64, n: i64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": n}});
+    let settle = || async {
+        for _ in 0..50 {
+            yield_now().await;
+        }
+    };
+    let reset = || CallOptions { reset_timeout_on_progress: true, ..CallOptions::default() };
+    let (first, second) = block_on(async {
+        let mut a = reset();
+        let first = futures_util::join!(client.call_tool("a", json!({}), &mut a), async {
+            settle().await;
+            for n in 1..=3 {
+                clock.advance(60);
+                call.message(&progress(1, n));
+                settle().await;
+            }
+            // 180 ms since the call, 60 since its last progress.
+            call.message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+            settle().await;
+        })
+        .0;
+        let mut b = reset();
+        let second = futures_util::join!(client.call_tool("b", json!({}), &mut b), async {
+            settle().await;
+            clock.advance(60);
+            stalled.message(&progress(2, 1));
+            settle().await;
+            clock.advance(101);
+            settle().await;
+        })
+        .0;
+        (first, second)
+    });
+    assert_eq!(first.unwrap(), json!({"content": []}));
+    assert_eq!(body(&log.borrow().requests[2])["params"]["_meta"]["progressToken"], 1);
+    let e = second.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert!(e.message.contains("timed out after 100 ms without progress"), "{}", e.message);
 }
