@@ -3354,7 +3354,9 @@ export class McpClient {
    */
   readonly toolsStale: boolean;
   /**
-   * Releases the WebAssembly memory now (a second call does nothing); the client must not be used afterwards. It does
+   * Releases the WebAssembly memory now (a second call does nothing); the client must not be used afterwards: its
+   * methods that return a promise then reject `INVALID_INPUT` ("this McpClient was freed"), but `close()`, which
+   * resolves (nothing to close), and its getters throw it. It does
    * not end the session: the server keeps it until it expires. `close()` ends it: await that first, or use
    * `await using client = new McpClient(url)`, which does both. What the client's methods left running stops: a
    * `listen()` resolves `true` (its stream closed, no callback called after), and the requests in flight reject with
@@ -3683,7 +3685,9 @@ export class McpHub {
   /** The names of the hub's servers, in the order the `servers` object gave them. */
   readonly servers: string[];
   /**
-   * Releases the WebAssembly memory now (a second call does nothing); the hub must not be used afterwards. It does not
+   * Releases the WebAssembly memory now (a second call does nothing); the hub must not be used afterwards: its methods
+   * that return a promise then reject `INVALID_INPUT` ("this McpHub was freed"), but `closeAll()`, which resolves `[]`,
+   * and its other members throw it. It does not
    * end the servers' sessions: they stay open until they expire. `closeAll()` ends them: await that first, or use
    * `await using hub = new McpHub(...)`, which does both. What the hub's methods left running stops: a `listen()`
    * resolves `{ servers: {}, errors: [] }` (its streams closed, `onEnd` told nothing more), and the calls, listings and

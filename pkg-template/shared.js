@@ -46,6 +46,16 @@ function describeThis(v) {
   return "an object";
 }
 
+/** {@link guardFreed}'s `afterFree` mark of a method whose promise rejects once the object is freed. */
+const REJECT = Symbol("reject");
+/**
+ * The promise-returning methods of McpClient and McpHub, once freed: each rejects with the freed error (not a throw,
+ * which `.catch()` would not see), and `close()` / `closeAll()` resolve as for nothing to close, as they never reject.
+ */
+const ASYNC_AFTER_FREE = {
+  McpClient: { connect: REJECT, listen: REJECT, listTools: REJECT, callTool: REJECT, request: REJECT, notify: REJECT, listAll: REJECT, close: () => undefined },
+  McpHub: { listTools: REJECT, tools: REJECT, callTool: REJECT, listen: REJECT, request: REJECT, notify: REJECT, listAll: REJECT, closeAll: () => [] },
+};
 /**
  * `free()` a second time does nothing, and a method of an instance already freed throws a ToolwireError
  * (`INVALID_INPUT`: "this NameMap was freed") instead of wasm-bindgen's "null pointer passed to rust". A method
@@ -54,7 +64,7 @@ function describeThis(v) {
  * `free()` called from inside one of its methods throw an `INVALID_INPUT` ToolwireError too, before the module is
  * entered.
  */
-function guardFreed(cls, name, changing = [], mod = wasm, owner = cls) {
+function guardFreed(cls, name, changing = [], mod = wasm, owner = cls, afterFree = {}) {
   // `owner`: the class whose objects these are (in Node, McpClient's and McpHub's objects are the entry's
   // classes', which forward to the module's: index.cjs).
   const proto = cls.prototype;
@@ -118,9 +128,15 @@ function guardFreed(cls, name, changing = [], mod = wasm, owner = cls) {
     } else if (typeof d.value === "function") {
       const method = d.value;
       const changes = changing.includes(key);
+      // A method that returns a promise says it by one, freed or not (`afterFree`: a value it resolves to, as a
+      // close() of a freed client has nothing to close, or REJECT).
+      const after = Object.prototype.hasOwnProperty.call(afterFree, key) ? afterFree[key] : undefined;
       d.value = function (...args) {
         if (!isOwn(this, owner)) throw notOne(key, this);
-        if (this.__wbg_ptr === 0) throw freed();
+        if (this.__wbg_ptr === 0) {
+          if (after === undefined) throw freed();
+          return after === REJECT ? Promise.reject(freed()) : Promise.resolve(after());
+        }
         if (depth !== 0 && busy(this, changes, mod)) throw reentered(key);
         enter(this, changes, mod);
         try {
@@ -191,8 +207,15 @@ function closeOnAsyncDispose(cls, close) {
 function guardClasses(m, owners = {}) {
   if (m.McpClient && !owners.McpClient) closeOnAsyncDispose(m.McpClient, "close");
   if (m.McpHub && !owners.McpHub) closeOnAsyncDispose(m.McpHub, "closeAll");
-  for (const [cls, name, changing] of [[m.NameMap, "NameMap"], [m.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [m.TextToolCallAccumulator, "TextToolCallAccumulator", ["push", "finish"]], [m.PermissionPolicy, "PermissionPolicy"], [m.McpClient, "McpClient"], [m.McpHub, "McpHub"]]) {
-    if (cls) guardFreed(cls, name, changing, m, owners[name] ?? cls);
+  for (const [cls, name, changing, afterFree] of [
+    [m.NameMap, "NameMap"],
+    [m.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]],
+    [m.TextToolCallAccumulator, "TextToolCallAccumulator", ["push", "finish"]],
+    [m.PermissionPolicy, "PermissionPolicy"],
+    [m.McpClient, "McpClient", [], ASYNC_AFTER_FREE.McpClient],
+    [m.McpHub, "McpHub", [], ASYNC_AFTER_FREE.McpHub],
+  ]) {
+    if (cls) guardFreed(cls, name, changing, m, owners[name] ?? cls, afterFree);
   }
 }
 guardClasses(wasm);

@@ -895,3 +895,26 @@ test("an https page's McpClient of an http URL that fetch refused: the NETWORK e
   // A page over http says nothing of it.
   await refused(() => new tw.McpClient("http://mcp.example.test/mcp", { fetch }).connect(), "NETWORK", /^initialize: no HTTP response \(TypeError: Failed to fetch\)/);
 });
+
+test("a freed McpClient or McpHub: its promise methods reject (a .catch() sees it), close() and closeAll() resolve, getters throw", async () => {
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp");
+  const hub = new tw.McpHub({ a: { url: "http://127.0.0.1:9/mcp" } });
+  client.free();
+  hub.free();
+  const freed = (name) => (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && e.message === `this ${name} was freed (free() was called on it): make a new one`;
+  for (const call of [() => client.connect(), () => client.callTool("t", {}), () => client.listTools(), () => client.request("ping"), () => client.notify("notifications/roots/list_changed"), () => client.listAll("prompts/list"), () => client.listen()]) {
+    let promise;
+    assert.doesNotThrow(() => (promise = call()), String(call));
+    await assert.rejects(promise, freed("McpClient"), String(call));
+  }
+  for (const call of [() => hub.tools("openai"), () => hub.callTool("t", {}), () => hub.listTools(), () => hub.request("a", "ping"), () => hub.listAll("a", "prompts/list"), () => hub.listen(), () => hub.notify("a", "notifications/roots/list_changed")]) {
+    await assert.rejects(call(), freed("McpHub"), String(call));
+  }
+  assert.equal(await client.close(), undefined);
+  assert.deepEqual(await hub.closeAll(), []);
+  assert.throws(() => client.sessionId, freed("McpClient"));
+  assert.throws(() => hub.nameMapFor("openai"), freed("McpHub"));
+  client.free(); // a second free does nothing
+  // The module works on.
+  assert.equal(new tw.McpClient("http://127.0.0.1:9/mcp").sessionId, undefined);
+});
