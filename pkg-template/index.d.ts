@@ -1366,7 +1366,8 @@ export type OpenAiAssistantMessage = {
   /** OpenRouter's reasoning details, as they came (a stream's pieces put together by `index` and `type`). */
   reasoning_details?: JsonObject[];
   /**
-   * The calls in index order, names and arguments as the model sent them (absent when there are none), but a name
+   * The calls in index order, names and arguments as the model sent them (absent when there are none), arguments as
+   * JSON text (a server that sent them as an object has them written so: Chat takes text only), but a name
    * Chat Completions refuses in a history (see {@link ToolCallAccumulator.message}), with any other key their deltas
    * carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`). A custom tool's call is
    * {@link OpenAiCustomToolCall} (`type: "custom"`, no `function`): check `type` before reading `function`.
@@ -1391,7 +1392,8 @@ export type OpenAiCustomToolCall = { id: string; type: "custom"; custom: { name:
  */
 export type OllamaAssistantMessage = {
   role: "assistant";
-  content: string | null;
+  /** The text, `""` for none (Ollama's message has a string `content`). */
+  content: string;
   thinking?: string;
   /** From its OpenAI-compatible endpoint: the reasoning text, which it reads back as the turn's thinking. */
   reasoning?: string;

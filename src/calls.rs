@@ -6738,10 +6738,27 @@ mod tests {
         }
     }
 
+    /// Ollama's turn has a string `content` (its message type's), `""` where the stream sent
+    /// none or `""` beside its calls, whose arguments stay objects; Chat's is `null` beside calls.
+    #[test]
+    fn ollamas_turn_has_string_content() {
+        let line = json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"ls","arguments":{"p":"/"}}}]},"done":false});
+        let done = json!({"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"});
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        push(&mut acc, &line, None);
+        push(&mut acc, &done, None);
+        acc.finish(None).unwrap();
+        let m = acc.message().unwrap();
+        assert_eq!((m["content"].clone(), m["tool_calls"][0]["function"]["arguments"].clone()), (json!(""), json!({"p":"/"})));
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"content":"","tool_calls":[{"index":0,"id":"c","function":{"name":"ls","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}), None);
+        assert_eq!(acc.message().unwrap()["content"], Value::Null);
+    }
+
     /// Streamed arguments that are neither text nor JSON text (`5`, `true`, `[1]`, an object in
     /// a Responses item) are read as `parse_tool_calls` reads them: an object is the
-    /// arguments, anything else `INVALID_ARGUMENTS`; never dropped for `{}`. The turn keeps them
-    /// as sent.
+    /// arguments, anything else `INVALID_ARGUMENTS`; never dropped for `{}`. The turn has them
+    /// as the JSON text Chat and Responses take back (their types' `arguments: string`).
     #[test]
     fn streamed_arguments_of_another_type_are_read_as_a_response_is() {
         for args in [json!(5), json!(true), json!([1, 2]), json!({"path": "/"})] {
@@ -6753,14 +6770,14 @@ mod tests {
             let streamed = push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[delta]},"finish_reason":"tool_calls"}]}), None);
             assert_eq!((&streamed[0].arguments, &streamed[0].error), (&parsed[0].arguments, &parsed[0].error), "{args}");
             assert_eq!(streamed[0].error.is_some(), !args.is_object(), "{args}");
-            assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["arguments"], args);
+            assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["arguments"], json!(args.to_string()));
             let item = json!({"type":"function_call","id":"fc_1","call_id":"c","name":"rm","arguments":args,"status":"completed"});
             let parsed = parse_tool_calls(&json!({"status":"completed","output":[item]}), CallFormat::OpenAiResponses, None).unwrap();
             let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
             let streamed = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":item}), None);
             assert_eq!((&streamed[0].arguments, &streamed[0].error), (&parsed[0].arguments, &parsed[0].error), "{args}");
             assert_eq!(streamed[0].error.is_some(), !args.is_object(), "{args}");
-            assert_eq!(acc.message().unwrap()[0]["arguments"], args);
+            assert_eq!(acc.message().unwrap()[0]["arguments"], json!(args.to_string()));
         }
     }
 

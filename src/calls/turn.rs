@@ -1134,6 +1134,11 @@ impl Turn {
                 if format == CallFormat::OpenAi && empty && !self.parts.is_empty() {
                     content = Value::Null;
                 }
+                // Ollama's message has a string `content` (its Go struct and its clients' types), `""`
+                // for none, on its own endpoint and its OpenAI-compatible one alike.
+                if format == CallFormat::Ollama && content.is_null() {
+                    content = string("");
+                }
                 m.insert("content".into(), content);
                 for k in ["refusal", "audio", "thinking", "reasoning_content", "thinking_blocks", "reasoning", "reasoning_details"] {
                     if let Some(v) = self.fields.get(k) {
@@ -1159,11 +1164,33 @@ impl Turn {
                     // Chat's names as it takes them in a history, Ollama's as sent (its tool
                     // message answers a call by that name).
                     let chat_names = format == CallFormat::OpenAi;
-                    m.insert("tool_calls".into(), Value::Array(super::parallel::chat_calls(parts(&[], true), chat_names)));
+                    let mut calls = super::parallel::chat_calls(parts(&[], true), chat_names);
+                    // Chat takes a call's arguments back as JSON text only: arguments a server sent
+                    // as an object (some OpenAI-compatible ones do) are written as that text, which
+                    // every such server takes too. Ollama's own endpoint wants the object.
+                    if chat_names {
+                        for call in &mut calls {
+                            if let Some(args) = call.pointer_mut("/function/arguments").filter(|a| !a.is_string() && !a.is_null()) {
+                                *args = string(&crate::text::to_string(args));
+                            }
+                        }
+                    }
+                    m.insert("tool_calls".into(), Value::Array(calls));
                 }
                 Value::Object(m)
             }
-            CallFormat::OpenAiResponses => Value::Array(parts(&[], true)),
+            CallFormat::OpenAiResponses => {
+                // A `function_call` item's arguments are JSON text, as for Chat.
+                let mut items = parts(&[], true);
+                for item in &mut items {
+                    if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                        if let Some(args) = item.get_mut("arguments").filter(|a| !a.is_string() && !a.is_null()) {
+                            *args = string(&crate::text::to_string(args));
+                        }
+                    }
+                }
+                Value::Array(items)
+            }
             CallFormat::Anthropic => {
                 // A thinking block the stream was cut inside, before its `signature_delta`: Anthropic
                 // refuses it sent back ("signature: Field required", or an invalid signature for the
