@@ -260,6 +260,18 @@ pub(crate) fn unknown_key(what: &str, key: &str, known: &[&str], all: bool) -> O
 /// most likely meant ("claude" is anthropic, a provider's name in another case or spelling).
 pub(crate) fn unknown_provider(given: &str, accepted: &[&str]) -> String {
     let lower = given.trim().to_ascii_lowercase();
+    // Servers that speak OpenAI's Chat Completions API (tools, calls and results as OpenAI's).
+    const OPENAI_COMPATIBLE: [&str; 20] = [
+        "openai-compatible", "openai_compatible", "compatible", "vllm", "groq", "openrouter", "deepseek", "mistral", "mistralai", "together", "togetherai", "fireworks",
+        "lmstudio", "lm-studio", "llamacpp", "llama.cpp", "localai", "xai", "grok", "litellm",
+    ];
+    if OPENAI_COMPATIBLE.contains(&lower.as_str()) && accepted.contains(&"openai") {
+        return format!(
+            "unknown provider {}: for a server of OpenAI's Chat Completions API (vLLM, Groq, OpenRouter, DeepSeek, Mistral, LM Studio, llama.cpp, LiteLLM...), use \"openai\" (\"openai-responses\" where it serves the Responses API; \"ollama\" for Ollama's own /api/chat) (the providers are {})",
+            crate::text::quote(given),
+            accepted.join(", ")
+        );
+    }
     let meant = match lower.as_str() {
         "claude" | "anthropic-messages" | "messages" => Some("anthropic"),
         "google" | "google-ai" | "googleai" | "genai" | "google-genai" => Some("gemini"),
@@ -283,6 +295,19 @@ mod tests {
     use super::*;
 
     const KEYS: [&str; 4] = ["strict", "maxChars", "timeoutMs", "onEnd"];
+
+    /// A server of OpenAI's Chat Completions API named by its own name is pointed to "openai";
+    /// where "openai" is not one of the names taken, nothing is said of it.
+    #[test]
+    fn an_openai_compatible_server_is_pointed_to_openai() {
+        let all = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"];
+        for given in ["vllm", "Groq", "openrouter", "deepseek", "mistral", "lmstudio", "openai-compatible"] {
+            let m = unknown_provider(given, &all);
+            assert!(m.starts_with(&format!("unknown provider \"{given}\": for a server of OpenAI's Chat Completions API")) && m.contains("use \"openai\""), "{m}");
+        }
+        assert!(!unknown_provider("vllm", &["anthropic"]).contains("openai"));
+        assert_eq!(unknown_provider("opnai", &all), "unknown provider \"opnai\": did you mean \"openai\"? (the providers are openai, openai-responses, anthropic, gemini, vertex, bedrock, ollama)");
+    }
 
     /// An error about one server (a hub's: its `server` detail) says which in its text, after the
     /// message as the tool is, unless the message names it already: a log of `err.message` alone
