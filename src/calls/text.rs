@@ -724,9 +724,30 @@ fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map
 /// The call of a block's JSON object `json` (its text, `{` to `}`).
 fn object_call(id: String, json: &str, map: Option<&NameMap>) -> ToolCall {
     match crate::model::read_json_repaired(json) {
-        Ok(Value::Object(o)) => {
+        Ok(Value::Object(mut o)) => {
+            // A call in Chat's own shape (`{"type": "function", "function": {"name", "arguments"}}`,
+            // as a model trained on `tool_calls` may write it in a block): its `function` is the
+            // call, its arguments JSON text or an object.
+            let chat = !o.contains_key("name")
+                && o.get("function").is_some_and(|f| f.get("name").is_some_and(Value::is_string))
+                && o.iter().all(|(k, v)| k == "function" || k == "id" || (k == "type" && v == "function"));
+            if chat {
+                if let Some(Value::Object(f)) = o.remove("function") {
+                    o = f;
+                }
+            }
             let name = o.get("name").and_then(Value::as_str).unwrap_or_default().owned();
-            match (unread_key(&o), repeated_key(json)) {
+            // No name, and a key not read: the model named the tool otherwise (`tool`, `function`).
+            if name.is_empty() {
+                if let Some(key) = unread_key(&o) {
+                    let mut call = text_call(id, name, None, map);
+                    call.arguments = Value::Null;
+                    let message = format!("the <tool_call> block has no `name`: it has `{}`, which is not read (the tool's name goes in `name`, its arguments in `arguments`)", preview(key));
+                    call.error = Some(CallError { code: ErrorCode::UnknownToolName.as_str(), message });
+                    return call;
+                }
+            }
+            match (unread_key(&o), repeated_key(json).filter(|_| !chat)) {
                 (None, None) => text_call(id, name, o.get("arguments").filter(|a| !a.is_null()).or_else(|| o.get("parameters")), map),
                 (Some(key), _) => {
                     let why = format!("has `{}`, which is not read (the arguments go in `arguments`)", preview(key));
@@ -1362,6 +1383,27 @@ mod tests {
         assert_eq!(ok(&call(r#"{"type":"function","name":"mcp__docs__echo"}"#)).2, &json!({}));
         // An unknown name stays the error.
         assert_eq!(call(r#"{"name":"nope","args":{}}"#).error.unwrap().code, "UNKNOWN_TOOL_NAME");
+    }
+
+    /// A call in Chat's own shape inside a block is read as its `function`; a block that names
+    /// its tool under another key than `name` says which key, not only that there is no name.
+    #[test]
+    fn a_chat_shaped_call_is_read_and_a_misnamed_name_is_named() {
+        let call = |obj: &str| read(&format!("<tool_call>{obj}</tool_call>")).calls.remove(0);
+        for obj in [
+            r#"{"type":"function","function":{"name":"mcp__docs__search","arguments":{"q":"x"}}}"#,
+            r#"{"id":"call_1","type":"function","function":{"name":"mcp__docs__search","arguments":"{\"q\":\"x\"}"}}"#,
+        ] {
+            assert_eq!(ok(&call(obj)), ("search", Some("docs"), &json!({"q": "x"})), "{obj}");
+        }
+        for (obj, key) in [(r#"{"tool":"mcp__docs__search","arguments":{}}"#, "tool"), (r#"{"function":"mcp__docs__search","arguments":{}}"#, "function"), (r#"{"type":"function","function":{"arguments":{}}}"#, "function")] {
+            let e = call(obj).error.unwrap();
+            assert_eq!(e.code, "UNKNOWN_TOOL_NAME", "{obj}");
+            assert!(e.message.contains(&format!("has no `name`: it has `{key}`, which is not read")), "{obj}: {}", e.message);
+        }
+        // Anything beside Chat's keys is not Chat's shape: its key is named.
+        let e = call(r#"{"type":"function","function":{"name":"mcp__docs__search","arguments":{}},"q":"x"}"#).error.unwrap();
+        assert!(e.message.contains("`function`") || e.message.contains("`q`"), "{}", e.message);
     }
 
     /// The scan under `object_end` and `name_value`: strings passed over whatever they hold (a
