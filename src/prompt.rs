@@ -418,8 +418,15 @@ fn outlined(schema: &Value, depth: usize) -> bool {
                 !o.contains_key("type")
                     && !both
                     && v.as_array().is_some_and(|bs| {
-                        !bs.is_empty()
-                            && bs.iter().all(|b| b.as_object().is_some_and(|b| b.len() == 1 && (b.get("type").is_some_and(plain) || b.get("const").is_some_and(whole))))
+                        // A branch of a type, an array's of items of one (`array of string`), or a `const`.
+                        let typed = |b: &Map<String, Value>| {
+                            b.get("type").is_some_and(plain)
+                                && match b.get("items") {
+                                    None => b.len() == 1,
+                                    Some(items) => b.len() == 2 && b["type"] == "array" && items.as_object().is_some_and(|i| i.len() == 1 && i.get("type").is_some_and(plain)),
+                                }
+                        };
+                        !bs.is_empty() && bs.iter().all(|b| b.as_object().is_some_and(|b| typed(b) || (b.len() == 1 && b.get("const").is_some_and(whole))))
                     })
             }
             k if CONSTRAINTS.contains(&k) => whole(v),
@@ -912,6 +919,8 @@ Parameters:
         for whole in [
             json!({"a":{"type":"string","description":"A","enum":["x","y"],"default":"x"}}),
             json!({"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"string"},{"type":"null"}]},"c":{"oneOf":[{"const":"x"},{"const":"y"}]}}),
+            // A branch of an array of one type is written `array of string` (ms-365's `orderby`, `select`).
+            json!({"a":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}}),
             json!({"a":{"type":"array","items":{"type":"string"},"maxItems":3},"b":{"type":"array","items":{"type":"object","properties":{"e":{"type":"string"}},"required":["e"]}}}),
             json!({"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"integer","minimum":0}}}},"additionalProperties":false}}),
             json!({"a":true,"b":{}}),
@@ -932,6 +941,9 @@ Parameters:
             json!({"a":{"type":"object","properties":{"b":{"type":"string"}},"required":["c"]}}),
             json!({"a":{"anyOf":[{"type":"string"}],"oneOf":[{"type":"integer"}]}}),
             json!({"a":{"anyOf":[{"type":"array"},{"type":"null"}],"items":{"type":"integer"}}}),
+            json!({"a":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"},"maxItems":2}]}}),
+            json!({"a":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string","enum":["x"]}}]}}),
+            json!({"a":{"anyOf":[{"type":"string","items":{"type":"string"}}]}}),
             json!({"a":{"properties":{},"items":{"type":"object","properties":{"b":{"type":"string"}}}}}),
             json!({"a":{"type":"string","description":7}}),
             json!({"a":{"anyOf":[]}}),
