@@ -340,7 +340,7 @@ fn root_title_names_tool(title: &Value, tool: &str) -> bool {
 
 /// Whether the parameter tree says all a root schema says, so that its JSON would only repeat it
 /// (then none is written): an object of properties, each of them [`outlined`], `required` naming
-/// only those (the tree flags them), no other properties allowed. The root's own `description`
+/// only those (the tree flags them), `additionalProperties` a boolean. The root's own `description`
 /// is not in the tree (the tool's is): its JSON says it.
 fn outline_is_whole(schema: &Value, tool: &str) -> bool {
     schema.as_object().is_some_and(|o| {
@@ -348,7 +348,9 @@ fn outline_is_whole(schema: &Value, tool: &str) -> bool {
             && o.iter().all(|(k, v)| match k.as_str() {
                 "type" => v == "object",
                 "properties" => v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, 0))),
-                "additionalProperties" => v == &Value::Bool(false),
+                // `true` is what its absence says (a schema is open unless closed), and the
+                // prompt asks for the parameters listed either way.
+                "additionalProperties" => v.is_boolean(),
                 "title" => root_title_names_tool(v, tool),
                 "required" => true,
                 _ => false,
@@ -383,7 +385,8 @@ fn outlined(schema: &Value, depth: usize) -> bool {
             "type" => plain(v) || v.as_array().is_some_and(|ts| !ts.is_empty() && ts.iter().all(plain)),
             "description" | "title" => v.is_string(),
             "required" => true,
-            "additionalProperties" => v == &Value::Bool(false),
+            // Closed; or open where it lists no properties: its line's `object` is any object.
+            "additionalProperties" => v == &Value::Bool(false) || (v == &Value::Bool(true) && !has_properties(schema)),
             "enum" => v.as_array().is_some_and(|e| !e.is_empty() && e.iter().all(whole)),
             "properties" => depth < MAX_TREE_DEPTH && v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, depth + 1))),
             // The line names the items' type (`array of string`) where the type is an array's,
@@ -916,11 +919,15 @@ Parameters:
         // At the root: its own description.
         assert!(root(json!({"type":"object","description":"Only one of a or b","properties":{"a":{"type":"string"}}})));
         assert!(!root(json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false})));
+        // Open, as a root is without `additionalProperties` (ms-365 says `true` on all of its 344).
+        assert!(!root(json!({"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":true})));
         for whole in [
             json!({"a":{"type":"string","description":"A","enum":["x","y"],"default":"x"}}),
             json!({"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"string"},{"type":"null"}]},"c":{"oneOf":[{"const":"x"},{"const":"y"}]}}),
             // A branch of an array of one type is written `array of string` (ms-365's `orderby`, `select`).
             json!({"a":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}}),
+            // An object that lists nothing, open: any object, as its line says.
+            json!({"a":{"type":"object","properties":{},"additionalProperties":true},"b":{"type":"object","additionalProperties":true}}),
             json!({"a":{"type":"array","items":{"type":"string"},"maxItems":3},"b":{"type":"array","items":{"type":"object","properties":{"e":{"type":"string"}},"required":["e"]}}}),
             json!({"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"integer","minimum":0}}}},"additionalProperties":false}}),
             json!({"a":true,"b":{}}),
