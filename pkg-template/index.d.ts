@@ -2182,7 +2182,8 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * given twice with other values (a JSON reader keeps the last), make the call's error `INVALID_ARGUMENTS` naming the key, as {@link parseToolCalls} refuses such a call rather than make it without its
  * arguments; `arguments` given as a JSON string read as the object it holds; a call in Chat's own shape, `{"type":
  * "function", "function": {"name", "arguments"}}`, read as its `function`; a block without `name` that names the tool
- * under another key, `tool` or `function`, `UNKNOWN_TOOL_NAME` saying that key is not read), as vLLM's `hermes` parser and
+ * under another key, `tool` or `function`, `UNKNOWN_TOOL_NAME` saying that key is not read; several calls in one
+ * block as a JSON array, `[{...}, {...}]`, each a call, as several objects one after another are), as vLLM's `hermes` parser and
  * llama.cpp's Hermes 2 Pro style read them, with these differences: a block ends after its JSON, so a
  * `</tool_call>` inside a JSON string does not end it; a last block left open is read when its JSON object ends
  * (else it is a call with the error `INVALID_JSON`); blocks inside the reasoning the reply starts with are no calls,

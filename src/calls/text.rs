@@ -542,8 +542,8 @@ fn reasoning_end(reply: &str) -> usize {
 }
 
 /// Where the first block at or after `from` opens: a `<tool_call>` followed (after blanks) by
-/// the `{` of its JSON, as llama.cpp's Hermes 2 Pro parser finds calls. Another `<tool_call>`
-/// (the tag named in prose) is text.
+/// the `{` of its JSON, as llama.cpp's Hermes 2 Pro parser finds calls, or by a `[` and the `{`
+/// of an array's first object. Another `<tool_call>` (the tag named in prose) is text.
 fn next_open(reply: &str, from: usize) -> Option<usize> {
     match next_open_in(reply, from, true) {
         Open::At(at) => Some(at),
@@ -579,10 +579,13 @@ fn next_open_from(reply: &str, mut from: usize, blank: usize, whole: bool) -> Op
         let rest = reply[skip..].trim_start();
         #[cfg(test)]
         visited(reply.len() - skip - rest.len());
-        if rest.starts_with('{') {
+        // The calls may come as a JSON array of objects (`[{...}, {...}]`, as some models write
+        // several at once).
+        let inner = rest.strip_prefix('[').map_or(rest, str::trim_start);
+        if inner.starts_with('{') {
             return Open::At(at);
         }
-        if rest.is_empty() && !whole {
+        if inner.is_empty() && !whole {
             return Open::Pending(at);
         }
     }
@@ -619,15 +622,21 @@ struct BlockRead {
     done: Option<(BlockEnd, Vec<ToolCall>)>,
     /// The suggestion passes left after its calls (see [`crate::naming::suggestions_left`]).
     suggestions: Option<usize>,
+    /// Its objects are in a JSON array (`[{...}, {...}]`): a `,` between two, a `]` after the last.
+    array: bool,
 }
 
 impl BlockRead {
     /// Nothing read yet of the block at `at` (see [`next_open`]).
     fn new(reply: &str, at: usize) -> Self {
         let body = &reply[at + OPEN.len()..];
-        let from = body.len() - body.trim_start().len();
+        let mut from = body.len() - body.trim_start().len();
+        let array = body[from..].starts_with('[');
+        if array {
+            from = body.len() - body[from + 1..].trim_start().len();
+        }
         let (scan, suggestions) = (at + OPEN.len(), crate::naming::suggestions_left());
-        Self { at, calls: Vec::new(), from, last: None, next: None, scan, blank: 0, done: None, suggestions }
+        Self { at, calls: Vec::new(), from, last: None, next: None, scan, blank: 0, done: None, suggestions, array }
     }
 
     /// Where the next block opens after this one's tag, where it does in what came of the reply.
@@ -690,6 +699,21 @@ fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map
             }
         };
         from = blanks(json_end);
+        // Where the calls end: after the JSON, or after the `]` of their array.
+        let mut calls_end = json_end;
+        // In an array, a `,` before the next object, a `]` after the last.
+        if block.array {
+            if body[from..].starts_with(',') && body[blanks(from + 1)..].starts_with('{') {
+                block.calls.push(call);
+                from = blanks(from + 1);
+                block.from = from;
+                continue;
+            }
+            if body[from..].starts_with(']') {
+                calls_end = from + 1;
+                from = blanks(from + 1);
+            }
+        }
         if open_end && body.len() - from < CLOSE.len() && CLOSE.starts_with(&body[from..]) {
             block.last = Some((call, json_end));
             return Err(Wait::Tag);
@@ -713,7 +737,7 @@ fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map
                 block.last = Some((call, json_end));
                 return Err(Wait::Tag);
             }
-            None => json_end,
+            None => calls_end,
         };
         calls.append(&mut block.calls);
         calls.push(call);
@@ -1385,6 +1409,26 @@ mod tests {
         assert_eq!(call(r#"{"name":"nope","args":{}}"#).error.unwrap().code, "UNKNOWN_TOOL_NAME");
     }
 
+    /// Several calls written as a JSON array in one block are each a call, in order, as
+    /// several objects in one block are; the array's brackets go with the block.
+    #[test]
+    fn an_array_of_calls_in_a_block_is_each_a_call() {
+        let obj = |q: &str| format!("{{\"name\":\"mcp__docs__search\",\"arguments\":{{\"q\":\"{q}\"}}}}");
+        let got = |reply: &str| {
+            let r = read(reply);
+            (r.calls.iter().map(|c| (c.id.clone().unwrap_or_default(), c.arguments["q"].as_str().unwrap_or("-").to_owned(), c.error.is_none())).collect::<Vec<_>>(), r.text)
+        };
+        let two = vec![("call_0".to_owned(), "a".to_owned(), true), ("call_1".to_owned(), "b".to_owned(), true)];
+        assert_eq!(got(&format!("Both:\n<tool_call>\n[{}, {}]\n</tool_call>\nDone.", obj("a"), obj("b"))), (two.clone(), "Both:\n\nDone.".to_owned()));
+        assert_eq!(got(&format!("<tool_call>[ {} ,\n {} ]", obj("a"), obj("b"))), (two, String::new()));
+        // An array not ended: the calls read so far, what follows an error of the last.
+        let (calls, _) = got(&format!("<tool_call>[{}, </tool_call>", obj("a")));
+        assert_eq!(calls.len(), 1);
+        assert!(!calls[0].2, "text after its JSON: an error, never a call made in part");
+        // Not a block: a `[` without an object.
+        assert_eq!(got("<tool_call>[1, 2]</tool_call>").0.len(), 0);
+    }
+
     /// A call in Chat's own shape inside a block is read as its `function`; a block that names
     /// its tool under another key than `name` says which key, not only that there is no name.
     #[test]
@@ -1494,6 +1538,11 @@ mod tests {
         let mut all: Vec<String> = vec![
             "Let me look.\n<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"x\"}}\n</tool_call>\n<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":{}}</tool_call>\nDone.".owned(),
             "<tool_call>\r\n\t {\"name\" : \"mcp__docs__echo\" ,\n\"arguments\":\n{}}\r\n</tool_call>".owned(),
+            // Several calls as a JSON array: whole, left open, cut after a `,`, with text after.
+            format!("<tool_call>\n[{}, {}]\n</tool_call>\nDone.", obj("a"), obj("b")),
+            format!("<tool_call>[ {} ,\n {} ]", obj("a"), obj("b")),
+            format!("<tool_call>[{},", obj("a")),
+            format!("Two at once: <tool_call>[{}]</tool_call> and <tool_call>[]</tool_call> [x]", obj("a")),
             "No tools needed.".owned(),
             "  \n ".owned(),
             "".owned(),
