@@ -991,13 +991,11 @@ fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Opt
 }
 
 /// The name to resolve a Responses call of `name` in tool namespace `namespace` by: that of the
-/// map's tool named `name` of server `namespace`, when the map has no tool named `name` itself
-/// (tools put in namespaces by their MCP server, under their MCP names); else `name`.
+/// map's tool named `name` of server `namespace` (tools put in namespaces by their MCP server,
+/// under their MCP names), whatever else the map names `name` (another server's tool of that
+/// name, given it bare where this server's was hashed); else `name`.
 fn namespaced(name: String, namespace: Option<&str>, map: Option<&NameMap>) -> String {
     let (Some(ns), Some(map)) = (namespace, map) else { return name };
-    if map.resolve(&name).is_ok() {
-        return name;
-    }
     match map.entries().iter().find(|e| e.server.as_deref() == Some(ns) && e.tool == name) {
         Some(e) => e.name.clone(),
         None => name,
@@ -3731,6 +3729,15 @@ mod tests {
         calls.extend(acc.finish(Some(&map)).unwrap());
         assert_eq!(calls.len(), 1);
         assert_eq!(calls[0].error.as_ref().map(|e| e.code), Some("UNKNOWN_TOOL_NAME"));
+        // Each server lists `search` (their names hashed apart; a hub that gave docs's `search`
+        // first keeps it bare): a call of `search` in grafana's namespace is grafana's.
+        let both = NameMap::build(&[(Some("docs"), "search"), (Some("grafana"), "search")], &bare, NameRule::Strict).0;
+        let hashed = both.entries()[1].name.clone();
+        assert_ne!(hashed, "search");
+        let in_grafana = parse_tool_calls(&json!([item("grafana")]), CallFormat::OpenAiResponses, Some(&both)).unwrap().remove(0);
+        assert_eq!((in_grafana.server.as_deref(), in_grafana.error.is_none(), in_grafana.provider_name.as_str()), (Some("grafana"), true, "search"));
+        let in_docs = parse_tool_calls(&json!([item("docs")]), CallFormat::OpenAiResponses, Some(&both)).unwrap().remove(0);
+        assert_eq!(in_docs.server.as_deref(), Some("docs"));
         // The default naming: a whole name of grafana's in docs's namespace.
         let map = NameMap::build(&[(Some("docs"), "search"), (Some("grafana"), "list_incidents")], &NamingOptions::default(), NameRule::Strict).0;
         let wrong = json!([{"type":"function_call","call_id":"c","name":"mcp__grafana__list_incidents","namespace":"docs","arguments":"{}"}]);

@@ -38,7 +38,7 @@ Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input er
 
 // The option a mistyped one most likely meant (`--provder`: `--provider`), by edit distance: at most two edits,
 // or the option it begins (`--prov`); or nothing.
-const OPTIONS = ["--provider", "--server", "--json", "--changes", "--strict"];
+const OPTIONS = ["--provider", "--server", "--json", "--changes", "--strict", "--help", "--version"];
 function didYouMean(flag) {
   const f = flag.toLowerCase().replace(/^-+/, "--");
   const distance = (a, b) => {

@@ -129,8 +129,8 @@ impl Reader {
                         self.blank = 0;
                         at
                     }
-                    Open::Pending(at) => {
-                        (self.next, self.scan, self.held, self.blank) = (None, at, at, reply.len());
+                    Open::Pending(at, blank) => {
+                        (self.next, self.scan, self.held, self.blank) = (None, at, at, blank);
                         return;
                     }
                     Open::None => {
@@ -331,7 +331,7 @@ impl TextAccumulator {
                 if self.scan != usize::MAX {
                     match next_open_from(reply, self.scan, self.blank, false) {
                         Open::At(at) => (self.scan, self.held, self.blank) = (usize::MAX, at, 0),
-                        Open::Pending(at) => (self.scan, self.held, self.blank) = (at, at, reply.len()),
+                        Open::Pending(at, blank) => (self.scan, self.held, self.blank) = (at, at, blank),
                         Open::None => (self.scan, self.held, self.blank) = (floor_boundary(reply, reply.len().saturating_sub(OPEN.len()).max(self.scan)), reply.len(), 0),
                     }
                 }
@@ -547,7 +547,7 @@ fn reasoning_end(reply: &str) -> usize {
 fn next_open(reply: &str, from: usize) -> Option<usize> {
     match next_open_in(reply, from, true) {
         Open::At(at) => Some(at),
-        Open::Pending(_) | Open::None => None,
+        Open::Pending(..) | Open::None => None,
     }
 }
 
@@ -557,9 +557,10 @@ enum Open {
     At(usize),
     /// None: none opens in the reply, or in what came of it so far and the end of it.
     None,
-    /// Maybe here, where a reply still coming ends in `<tool_call>` and blanks, or in the start
-    /// of the tag.
-    Pending(usize),
+    /// Maybe here, where a reply still coming ends in `<tool_call>` and blanks (and a `[`), or
+    /// in the start of the tag; and where the blanks after the tag end: up to there it need not
+    /// be read again (not past a `[`, which the next read must see).
+    Pending(usize, usize),
 }
 
 /// [`next_open`], in a reply all there (`whole`) or still coming.
@@ -586,12 +587,12 @@ fn next_open_from(reply: &str, mut from: usize, blank: usize, whole: bool) -> Op
             return Open::At(at);
         }
         if inner.is_empty() && !whole {
-            return Open::Pending(at);
+            return Open::Pending(at, reply.len() - rest.len());
         }
     }
     let tag_start = (1..OPEN.len()).rev().find(|&k| reply[from..].ends_with(&OPEN[..k])).map(|k| reply.len() - k);
     match tag_start {
-        Some(at) if !whole => Open::Pending(at),
+        Some(at) if !whole => Open::Pending(at, reply.len()),
         _ => Open::None,
     }
 }
@@ -644,7 +645,7 @@ impl BlockRead {
         if self.next.is_none() {
             match next_open_from(reply, self.scan, self.blank, whole) {
                 Open::At(n) => self.next = Some(n),
-                Open::Pending(p) => (self.scan, self.blank) = (p, reply.len()),
+                Open::Pending(p, blank) => (self.scan, self.blank) = (p, blank),
                 // A tag begun at the end is `Pending`: none starts before these bytes.
                 Open::None => (self.scan, self.blank) = (floor_boundary(reply, reply.len().saturating_sub(OPEN.len()).max(self.scan)), 0),
             }
@@ -766,12 +767,12 @@ fn object_call(id: String, json: &str, map: Option<&NameMap>) -> ToolCall {
                 if let Some(key) = unread_key(&o) {
                     let mut call = text_call(id, name, None, map);
                     call.arguments = Value::Null;
-                    let message = format!("the <tool_call> block has no `name`: it has `{}`, which is not read (the tool's name goes in `name`, its arguments in `arguments`)", preview(key));
+                    let message = format!("the <tool_call> block names no tool in `name`: it has `{}`, which is not read (the tool's name goes in `name`, its arguments in `arguments`)", preview(key));
                     call.error = Some(CallError { code: ErrorCode::UnknownToolName.as_str(), message });
                     return call;
                 }
             }
-            match (unread_key(&o), repeated_key(json).filter(|_| !chat)) {
+            match (unread_key(&o), repeated_key(json)) {
                 (None, None) => text_call(id, name, o.get("arguments").filter(|a| !a.is_null()).or_else(|| o.get("parameters")), map),
                 (Some(key), _) => {
                     let why = format!("has `{}`, which is not read (the arguments go in `arguments`)", preview(key));
@@ -1017,8 +1018,9 @@ fn unread_key(o: &serde_json::Map<String, Value>) -> Option<&str> {
 /// was (lone surrogates repaired, as deep as it may nest), and compared as JSON values (numbers
 /// by value: `1` is `1.0`); one that cannot be read is taken for another value.
 fn repeated_key(json: &str) -> Option<&'static str> {
-    const KEYS: [&str; 3] = ["name", "arguments", "parameters"];
-    let mut first: [Option<Option<Value>>; 3] = Default::default();
+    // `function`: a call in Chat's shape, whose own keys are looked at in it too.
+    const KEYS: [&str; 4] = ["name", "arguments", "parameters", "function"];
+    let mut first: [Option<Option<Value>>; 4] = Default::default();
     let read = |text: &str, len: Option<usize>| len.and_then(|len| crate::model::read_json_repaired(&text[..len]).ok());
     let found = scan_json(json, |i, b, depth| {
         if b != b'"' || depth != 1 {
@@ -1028,8 +1030,14 @@ fn repeated_key(json: &str) -> Option<&'static str> {
         let len = string_len(key)?;
         let Some(Value::String(name)) = read(key, Some(len)) else { return None };
         let k = KEYS.iter().position(|&k| k == name)?;
-        let value = key[len..].trim_start().strip_prefix(':')?.trim_start();
-        let value = read(value, value_len(value));
+        let text = key[len..].trim_start().strip_prefix(':')?.trim_start();
+        let value_text = value_len(text).map(|n| &text[..n]);
+        if KEYS[k] == "function" {
+            if let Some(inner) = value_text.filter(|t| t.starts_with('{')).and_then(repeated_key) {
+                return Some(inner);
+            }
+        }
+        let value = read(text, value_len(text));
         match &first[k] {
             None => {
                 first[k] = Some(value);
@@ -1443,7 +1451,16 @@ mod tests {
         for (obj, key) in [(r#"{"tool":"mcp__docs__search","arguments":{}}"#, "tool"), (r#"{"function":"mcp__docs__search","arguments":{}}"#, "function"), (r#"{"type":"function","function":{"arguments":{}}}"#, "function")] {
             let e = call(obj).error.unwrap();
             assert_eq!(e.code, "UNKNOWN_TOOL_NAME", "{obj}");
-            assert!(e.message.contains(&format!("has no `name`: it has `{key}`, which is not read")), "{obj}: {}", e.message);
+            assert!(e.message.contains(&format!("names no tool in `name`: it has `{key}`, which is not read")), "{obj}: {}", e.message);
+        }
+        // A key given twice with other values, outside `function` or in it, is refused as in a flat call.
+        for (obj, key) in [
+            (r#"{"type":"function","function":{"name":"mcp__docs__search"},"function":{"name":"mcp__docs__echo"}}"#, "function"),
+            (r#"{"type":"function","function":{"name":"mcp__docs__echo","arguments":{"a":1},"arguments":{"b":2}}}"#, "arguments"),
+        ] {
+            let e = call(obj).error.unwrap();
+            assert_eq!(e.code, "INVALID_ARGUMENTS", "{obj}");
+            assert!(e.message.contains(&format!("gives `{key}` twice")), "{obj}: {}", e.message);
         }
         // Anything beside Chat's keys is not Chat's shape: its key is named.
         let e = call(r#"{"type":"function","function":{"name":"mcp__docs__search","arguments":{}},"q":"x"}"#).error.unwrap();
@@ -1543,6 +1560,10 @@ mod tests {
             format!("<tool_call>[ {} ,\n {} ]", obj("a"), obj("b")),
             format!("<tool_call>[{},", obj("a")),
             format!("Two at once: <tool_call>[{}]</tool_call> and <tool_call>[]</tool_call> [x]", obj("a")),
+            // After a closed reasoning, read piece by piece: a `[` at a piece's end, two of them.
+            format!("<think>x</think>Nested: <tool_call>[[{}]]</tool_call> done", obj("a")),
+            format!("<think>t</think>x <tool_call>[ \n[{}]</tool_call> 😀<tool_call>[  {}, {} ]</tool_call>😀", obj("a"), obj("b"), obj("c")),
+            format!("<think>t</think><tool_call>[{}]</tool_call>", obj("a")),
             "No tools needed.".owned(),
             "  \n ".owned(),
             "".owned(),
@@ -1682,6 +1703,8 @@ mod tests {
             "{", "}", "\"", "\\", "\"name\"", ":", "\"mcp__docs__search\"", "\"arguments\"", "{\"q\":\"x\"}", ",", "hello", "😀", "é", "<", ">", "<tool_", "call>",
             "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":{\"a\":1}}</tool_call>", "<tool_call>\n{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": \"é\\\"}\"}}\n</tool_call>",
             "<tool_call>{\"name\":\"mcp__docs__echo\",\"name\":\"mcp__docs__search\"}</tool_call>",
+            // Arrays of calls: their brackets and commas alone, a block's opening, and one whole.
+            "[", "]", "<tool_call>[", "[{\"name\":\"mcp__docs__echo\"}", "<tool_call>[{\"name\":\"mcp__docs__echo\"}, {\"name\":\"mcp__docs__search\"}]</tool_call>",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |n: usize| {

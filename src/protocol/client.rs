@@ -4238,7 +4238,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let deadline = self.clock.now_ms().saturating_add(total);
         // The task's progress comes with the call's token for as long as it runs, on whichever
         // stream: the token is chosen here and its handler kept until the call ends. The
-        // requests about the task carry no token of their own.
+        // requests about the task carry no token of their own: `reset_timeout_on_progress`,
+        // which would ask for one for each, has no say over a task (its deadline bounds it).
+        opts.reset_timeout_on_progress = false;
         let _progress = opts.on_progress.take().map(|handler| {
             let token = self.new_id();
             params.put("_meta", object([("progressToken", token.to_value())]));

@@ -200,6 +200,12 @@ fn no_longer_offered(given: &GivenNames, map: &NameMap, name: &str, e: Error) ->
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The reports [`Hub::report_for`] made (not those it gave again), for the tests of its cache.
+    static REPORTS_MADE: Cell<usize> = const { Cell::new(0) };
+}
+
 /// The hub.
 pub struct Hub<T: Transport, C: Clock> {
     servers: Vec<(String, Rc<Client<T, C>>)>,
@@ -759,6 +765,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         given.record(&r.map);
         let opts = ConvertOptions { naming: NamingOptions { given: Some(Arc::new(given)), ..r.opts.naming.clone() }, ..r.opts.clone() };
         let report = crate::convert::check_json(&r.input, r.target.provider, &opts)?;
+        #[cfg(test)]
+        REPORTS_MADE.with(|n| n.set(n.get() + 1));
         r.report = Some(report.clone());
         Ok(Some(report))
     }
@@ -2281,13 +2289,19 @@ mod tests {
         let fell_back: Vec<&str> = report.tools.iter().filter(|t| t.strict == Some(false)).map(|t| t.name.as_str()).collect();
         assert_eq!(fell_back.len(), 4, "{fell_back:?}");
         assert!(report.tools.iter().any(|t| t.problems.iter().any(|p| p.rule.ends_with("strict-limit"))), "{report:?}");
+        let made = || REPORTS_MADE.with(Cell::get);
+        let before = made();
         assert_eq!(hub.report_for(Some(Provider::Anthropic.into())).unwrap().unwrap(), report, "kept");
+        assert_eq!(made(), before, "given again, not made again");
         // A tools() for another provider leaves it; the next one for this provider makes it again.
         hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
         assert_eq!(hub.report_for(Some(Provider::Anthropic.into())).unwrap().unwrap(), report);
+        assert_eq!(made(), before);
         assert_eq!(hub.report_for(None).unwrap().unwrap().provider, "openai");
+        assert_eq!(made(), before + 1);
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
         assert!(hub.report_for(Some(Provider::Anthropic.into())).unwrap().unwrap().tools.iter().all(|t| t.strict.is_none()));
+        assert_eq!(made(), before + 2);
     }
 
     /// A tool that cannot be converted is left out and reported with its server and its index in

@@ -399,7 +399,7 @@ test("bin: a batch's response is checked with the columns a single response gets
 });
 
 test("bin: a mistyped option is told the option it most likely meant, and nothing for one like none", () => {
-  for (const [flag, meant] of [["--provder", "--provider"], ["-strict", "--strict"], ["--JSON", "--json"], ["--chnages", "--changes"], ["--serv", "--server"]]) {
+  for (const [flag, meant] of [["--provder", "--provider"], ["-strict", "--strict"], ["--JSON", "--json"], ["--chnages", "--changes"], ["--serv", "--server"], ["--hlep", "--help"]]) {
     const r = run(["check", cleanFile, flag]);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`unknown option ${flag}: did you mean ${meant}\\?`), flag);

@@ -5146,6 +5146,25 @@ fn a_task_that_outlives_its_call_is_cancelled() {
 /// and the task is cancelled, its id in the error.
 #[test]
 fn a_tasks_progress_and_a_failed_poll() {
+    // `reset_timeout_on_progress` changes nothing of it (a task's deadline bounds it): it once
+    // gave each request of the task a token of its own, the call's not the one registered.
+    for reset in [false, true] {
+        task_progress_reaches_the_call(reset);
+    }
+    let mut replies = task_server();
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::NetworkError, Reply::NetworkError, Reply::Echo(task("cancelled", 100))]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Network, "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["taskId"], "t-1");
+    assert_eq!(e.details.as_ref().unwrap()["taskCancelled"], true);
+    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call", "tasks/get", "tasks/get", "tasks/cancel"]);
+}
+
+fn task_progress_reaches_the_call(reset: bool) {
     let mut replies = task_server();
     // Ids: initialize 0, tools/list 1, the progress token 2, tools/call 3, tasks/get 4, tasks/result 5.
     let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1,"total":2}}"#;
@@ -5159,29 +5178,17 @@ fn a_tasks_progress_and_a_failed_poll() {
     block_on(h.client.list_tools()).unwrap();
     let heard = Rc::new(RefCell::new(Vec::new()));
     let h2 = heard.clone();
-    let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| h2.borrow_mut().push(p["progress"].clone()))), ..CallOptions::default() };
+    let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| h2.borrow_mut().push(p["progress"].clone()))), reset_timeout_on_progress: reset, ..CallOptions::default() };
     let r = block_on(h.client.call_tool("research", json!({}), &mut opts)).unwrap();
     assert_eq!(r["content"][0]["text"], "done");
-    assert_eq!(*heard.borrow(), [json!(1)]);
+    assert_eq!(*heard.borrow(), [json!(1)], "reset {reset}");
     assert!(notes.borrow().is_empty(), "not the notification handler's: {:?}", notes.borrow());
     let sent: Vec<Value> = h.log.borrow().requests[3..].iter().map(body).collect();
-    assert_eq!(sent[0]["params"]["_meta"], json!({"progressToken": 2}));
+    assert_eq!(sent[0]["params"]["_meta"], json!({"progressToken": 2}), "reset {reset}");
     assert_eq!(sent[1]["method"], "tasks/get");
     assert_eq!(sent[2]["method"], "tasks/result");
     assert!(sent[1]["params"].get("_meta").is_none() && sent[2]["params"].get("_meta").is_none(), "{sent:?}");
     assert!(h.client.task_progress.borrow().is_empty(), "the handler is dropped with the call");
-
-    let mut replies = task_server();
-    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::NetworkError, Reply::NetworkError, Reply::Echo(task("cancelled", 100))]);
-    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
-    block_on(h.client.connect()).unwrap();
-    block_on(h.client.list_tools()).unwrap();
-    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Network, "{e}");
-    assert_eq!(e.details.as_ref().unwrap()["taskId"], "t-1");
-    assert_eq!(e.details.as_ref().unwrap()["taskCancelled"], true);
-    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
-    assert_eq!(methods, ["tools/call", "tasks/get", "tasks/get", "tasks/cancel"]);
 }
 
 /// A task's input is asked for on the `tasks/result` stream: the request names the `tools/call`
