@@ -385,8 +385,8 @@ fn outlined(schema: &Value, depth: usize) -> bool {
             "type" => plain(v) || v.as_array().is_some_and(|ts| !ts.is_empty() && ts.iter().all(plain)),
             "description" | "title" => v.is_string(),
             "required" => true,
-            // Closed; or open where it lists no properties: its line's `object` is any object.
-            "additionalProperties" => v == &Value::Bool(false) || (v == &Value::Bool(true) && !has_properties(schema)),
+            // Closed, or open as its absence says (as at the root).
+            "additionalProperties" => v.is_boolean(),
             "enum" => v.as_array().is_some_and(|e| !e.is_empty() && e.iter().all(whole)),
             "properties" => depth < MAX_TREE_DEPTH && v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, depth + 1))),
             // The line names the items' type (`array of string`) where the type is an array's,
@@ -926,8 +926,9 @@ Parameters:
             json!({"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"string"},{"type":"null"}]},"c":{"oneOf":[{"const":"x"},{"const":"y"}]}}),
             // A branch of an array of one type is written `array of string` (ms-365's `orderby`, `select`).
             json!({"a":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}}),
-            // An object that lists nothing, open: any object, as its line says.
+            // An open object, explicitly so (as without the keyword).
             json!({"a":{"type":"object","properties":{},"additionalProperties":true},"b":{"type":"object","additionalProperties":true}}),
+            json!({"a":{"type":"object","properties":{"b":{"type":"string"}},"additionalProperties":true}}),
             json!({"a":{"type":"array","items":{"type":"string"},"maxItems":3},"b":{"type":"array","items":{"type":"object","properties":{"e":{"type":"string"}},"required":["e"]}}}),
             json!({"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"integer","minimum":0}}}},"additionalProperties":false}}),
             json!({"a":true,"b":{}}),
@@ -955,7 +956,6 @@ Parameters:
             json!({"a":{"type":"string","description":7}}),
             json!({"a":{"anyOf":[]}}),
             json!({"a":{"type":[]}}),
-            json!({"a":{"type":"object","properties":{"b":{"type":"string"}},"additionalProperties":true}}),
         ] {
             assert!(with(lossy.clone()), "{lossy}");
         }
