@@ -3623,7 +3623,7 @@ export class McpHub {
    * provider takes, `limits/tool-count`; strict tools that fell back for a per-request limit; names sanitized or
    * shortened), as {@link checkTools} says it of the same tools and options, each tool's entry with its `server` and
    * the name the hub gave it. Made when first read (a `tools()` whose report no one reads costs no second pass), then
-   * kept until the next `tools()` for that provider. The tools the hub left out are in {@link McpHub.droppedTools},
+   * kept until the next `tools()` for that provider; each read gives a new copy of it (read it once into a variable). The tools the hub left out are in {@link McpHub.droppedTools},
    * not here.
    */
   readonly report: Report | null;

@@ -759,11 +759,20 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         if let Some(report) = &r.report {
             return Ok(Some(report.clone()));
         }
-        // The names the map has: each tool is given the name it was (the hub's earlier names
-        // shape a name only through the map).
-        let mut given = GivenNames::default();
-        given.record(&r.map);
-        let opts = ConvertOptions { naming: NamingOptions { given: Some(Arc::new(given)), ..r.opts.naming.clone() }, ..r.opts.clone() };
+        // The names the map has. Where the tools, named afresh, have them all (no name kept from
+        // an earlier listing), they are checked as `checkTools` checks them, and say what it
+        // says (a clash hashed is `names/collision`); else each is given the name it was (the
+        // hub's earlier names shape a name only through the map).
+        let pairs: Vec<(Option<&str>, &str)> = r.map.entries().iter().map(|e| (e.server.as_deref(), e.tool.as_str())).collect();
+        let fresh_opts = NamingOptions { given: None, ..r.opts.naming.clone() };
+        let (fresh, _) = NameMap::build(&pairs, &fresh_opts, fresh_opts.rule(r.target.provider.name_rule()));
+        let same = fresh.entries().iter().zip(r.map.entries()).all(|(a, b)| a.name == b.name);
+        let given = (!same).then(|| {
+            let mut given = GivenNames::default();
+            given.record(&r.map);
+            Arc::new(given)
+        });
+        let opts = ConvertOptions { naming: NamingOptions { given, ..r.opts.naming.clone() }, ..r.opts.clone() };
         let report = crate::convert::check_json(&r.input, r.target.provider, &opts)?;
         #[cfg(test)]
         REPORTS_MADE.with(|n| n.set(n.get() + 1));
@@ -2284,6 +2293,9 @@ mod tests {
         let names: Vec<String> = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect();
         assert_eq!(report.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(), names);
         assert!(names.iter().filter(|n| n.starts_with("echo_")).count() == 2, "{names:?}");
+        // The two echos hashed apart say so as checkTools says it.
+        let echo = report.tools.iter().find(|t| t.tool == "echo").unwrap();
+        assert!(echo.changes.iter().any(|c| c.rule == "names/collision"), "{:?}", echo.changes);
         assert_eq!(report.tools.iter().map(|t| t.server.clone().unwrap_or_default()).filter(|s| s == "b").count(), 12);
         // 24 tools, strict: the last four are sent without strict, and said so.
         let fell_back: Vec<&str> = report.tools.iter().filter(|t| t.strict == Some(false)).map(|t| t.name.as_str()).collect();
