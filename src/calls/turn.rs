@@ -1170,9 +1170,7 @@ impl Turn {
                     // every such server takes too. Ollama's own endpoint wants the object.
                     if chat_names {
                         for call in &mut calls {
-                            if let Some(args) = call.pointer_mut("/function/arguments").filter(|a| !a.is_string() && !a.is_null()) {
-                                *args = string(&crate::text::to_string(args));
-                            }
+                            as_json_text(call.pointer_mut("/function/arguments"));
                         }
                     }
                     m.insert("tool_calls".into(), Value::Array(calls));
@@ -1184,9 +1182,7 @@ impl Turn {
                 let mut items = parts(&[], true);
                 for item in &mut items {
                     if item.get("type").and_then(Value::as_str) == Some("function_call") {
-                        if let Some(args) = item.get_mut("arguments").filter(|a| !a.is_string() && !a.is_null()) {
-                            *args = string(&crate::text::to_string(args));
-                        }
+                        as_json_text(item.get_mut("arguments"));
                     }
                 }
                 Value::Array(items)
@@ -1301,6 +1297,14 @@ impl Part {
 /// start may give an empty one, to be filled by a later delta).
 fn signed(block: &Value) -> bool {
     block.get("signature").and_then(Value::as_str).is_some_and(|s| !s.is_empty())
+}
+
+/// A call's arguments as the JSON text Chat and Responses take back: a value a server sent
+/// otherwise (an object) written as that text; text and `null` as they are.
+fn as_json_text(args: Option<&mut Value>) {
+    if let Some(args) = args.filter(|a| !a.is_string() && !a.is_null()) {
+        *args = string(&crate::text::to_string(args));
+    }
 }
 
 #[cfg(test)]

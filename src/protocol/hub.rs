@@ -186,7 +186,7 @@ fn no_longer_offered(given: &GivenNames, map: &NameMap, name: &str, e: Error) ->
         return e;
     };
     let tool = match owner {
-        (Some(server), tool) => format!("server {}'s tool {}", crate::text::quote(server), crate::text::quote(tool)),
+        (Some(server), tool) => server_tool(server, tool),
         (None, tool) => format!("tool {}", crate::text::quote(tool)),
     };
     let head = format!("no tool is named {} in this name map ({} names): it was the name of {tool}", crate::text::quote(name), map.entries().len());
@@ -1223,7 +1223,7 @@ impl Denied {
 
     /// `server "s"'s tool "t"`.
     fn which(&self) -> String {
-        format!("server {}'s tool {}", crate::text::quote(&self.server), crate::text::quote(&self.tool))
+        server_tool(&self.server, &self.tool)
     }
 
     /// Its `droppedTools` reason.
@@ -1295,6 +1295,11 @@ fn denied_tools(policy: &Policy, confirm: bool, all: &[ListedTool], opts: &Namin
             Some(Denied::new(server, *index, tool, names, by))
         })
         .collect()
+}
+
+/// `server "s"'s tool "t"`, as messages name a server's tool.
+fn server_tool(server: &str, tool: &str) -> String {
+    format!("server {}'s tool {}", crate::text::quote(server), crate::text::quote(tool))
 }
 
 /// A listed tool: its server, its index in that server's listing, the tool.
