@@ -2218,7 +2218,9 @@ export function parseTextToolCalls<M extends NameMapInput = undefined>(text: str
  * The results of a turn's {@link parseTextToolCalls} calls, for the model: one `<tool_response>` block per result, in
  * the calls' order, each `<tool_response>\n` + the result as {@link flattenContent} writes it (media described, an error
  * starting `Error: `, capped at `maxChars` each) + `\n</tool_response>`, joined with a line break: what Qwen's and
- * Hermes' chat templates write into the user turn after the calls. Send it as the next user message.
+ * Hermes' chat templates write into the user turn after the calls. Send it as the next user message. A result's own
+ * `<tool_response>` or `</tool_response>` tag (any case) is written with `&lt;` for its `<` (3 characters more each,
+ * past `maxChars`), so that no result can end its block early or seem to start another.
  */
 export function textToolResults(results: McpCallToolResult | readonly McpCallToolResult[], options?: FlattenOptions): string;
 

@@ -44,7 +44,7 @@ pub struct Locale {
 /// English.
 pub const EN: Locale = Locale {
     intro: "You can use the following tools.",
-    instructions: "To call a tool, reply with exactly one block of this form and nothing else:\n<tool_call>\n{\"name\": \"TOOL_NAME\", \"arguments\": {...}}\n</tool_call>\nThe result will be sent back to you in a <tool_response></tool_response> block. Only call the tools listed here, with the parameters they define.",
+    instructions: "To call a tool, reply with a block of this form for each call (to make several calls at once, write one block for each):\n<tool_call>\n{\"name\": \"TOOL_NAME\", \"arguments\": {...}}\n</tool_call>\nEach result will be sent back to you in a <tool_response></tool_response> block, in the order of the calls. Only call the tools listed here, with the parameters they define.",
     parameters: "Parameters",
     no_parameters: "No parameters.",
     required: "required",
@@ -60,7 +60,7 @@ pub const EN: Locale = Locale {
 /// Simplified Chinese.
 pub const ZH_CN: Locale = Locale {
     intro: "你可以使用以下工具。",
-    instructions: "调用工具时，请只回复一个如下格式的块，不要包含其他内容：\n<tool_call>\n{\"name\": \"工具名称\", \"arguments\": {...}}\n</tool_call>\n工具结果会以 <tool_response></tool_response> 块发回给你。只能调用这里列出的工具，并使用它们定义的参数。",
+    instructions: "调用工具时，每次调用回复一个如下格式的块（同时调用多个工具时，每个调用各写一个块）：\n<tool_call>\n{\"name\": \"工具名称\", \"arguments\": {...}}\n</tool_call>\n每个工具结果会按调用顺序以 <tool_response></tool_response> 块发回给你。只能调用这里列出的工具，并使用它们定义的参数。",
     parameters: "参数",
     no_parameters: "无参数。",
     required: "必填",

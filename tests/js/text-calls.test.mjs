@@ -178,7 +178,7 @@ test("textToolResults: one <tool_response> block per result, as flattenContent w
   assert.equal(textToolResults([ok, err]), `<tool_response>\n${"x".repeat(50)}\n</tool_response>\n<tool_response>\nError: no such file\n</tool_response>`);
   assert.throws(() => textToolResults([ok], { multimodal: true }), { code: "INVALID_OPTIONS" });
   assert.throws(() => textToolResults([ok, 7]), (e) => e.code === "INVALID_INPUT" && /^results\[1\]/.test(e.message));
-  assert.match(toolsSystemPrompt(extra.tools), /The result will be sent back to you in a <tool_response><\/tool_response> block\./);
+  assert.match(toolsSystemPrompt(extra.tools), /Each result will be sent back to you in a <tool_response><\/tool_response> block, in the order of the calls\./);
 });
 
 
