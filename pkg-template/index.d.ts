@@ -2183,7 +2183,9 @@ export interface TextToolCalls<A extends JsonValue = JsonValue> {
  * arguments; `arguments` given as a JSON string read as the object it holds; a call in Chat's own shape, `{"type":
  * "function", "function": {"name", "arguments"}}`, read as its `function`; a block without `name` that names the tool
  * under another key, `tool` or `function`, `UNKNOWN_TOOL_NAME` saying that key is not read; several calls in one
- * block as a JSON array, `[{...}, {...}]`, each a call, as several objects one after another are), as vLLM's `hermes` parser and
+ * block as a JSON array, `[{...}, {...}]`, each a call, as several objects one after another are; an object written
+ * as a Python dict, `{'name': 'search', 'arguments': {'exact': True, 'lang': None}}`, read as the dict it writes: single
+ * or double quotes, `True`, `False`, `None`, the escapes JSON has and `\'`), as vLLM's `hermes` parser and
  * llama.cpp's Hermes 2 Pro style read them, with these differences: a block ends after its JSON, so a
  * `</tool_call>` inside a JSON string does not end it; a last block left open is read when its JSON object ends
  * (else it is a call with the error `INVALID_JSON`); blocks inside the reasoning the reply starts with are no calls,

@@ -155,11 +155,21 @@ impl Error {
     fn unnamed_server(&self) -> Option<&str> {
         let server = self.details.as_ref()?.get("server")?.as_str()?;
         let m = &self.message;
-        let named = m.contains(&format!("server \"{server}\""))
-            || m.contains(&format!("server named \"{server}\""))
+        let quoted = crate::text::quote(server);
+        let named = m.contains(&format!("server {quoted}"))
+            || m.contains(&format!("server named {quoted}"))
             // A hub's server config: `servers.github.timeoutMs ...`.
             || m.contains(&format!("servers.{server}.")) || m.contains(&format!("servers.{server} "));
         (!named).then_some(server)
+    }
+
+    /// The tool, unless the message names it already (`tool "t"`, `tool named "t"`).
+    fn unnamed_tool(&self) -> Option<&str> {
+        let tool = self.tool.as_deref()?;
+        let quoted = crate::text::quote(tool);
+        let m = &self.message;
+        let named = m.contains(&format!("tool {quoted}")) || m.contains(&format!("tool named {quoted}"));
+        (!named).then_some(tool)
     }
 }
 
@@ -169,11 +179,11 @@ impl fmt::Display for Error {
         // `(server "s", tool "t", at /p)`: a log of the message alone says where it failed.
         let mut sep = " (";
         if let Some(s) = self.unnamed_server() {
-            write!(f, "{sep}server \"{s}\"")?;
+            write!(f, "{sep}server {}", crate::text::quote(s))?;
             sep = ", ";
         }
-        if let Some(t) = &self.tool {
-            write!(f, "{sep}tool \"{t}\"")?;
+        if let Some(t) = self.unnamed_tool() {
+            write!(f, "{sep}tool {}", crate::text::quote(t))?;
             sep = ", ";
         }
         if let Some(p) = &self.path {
@@ -324,6 +334,20 @@ mod tests {
         assert_eq!(e("server \"githubx\" failed").to_string(), "server \"githubx\" failed (server \"github\")");
         assert_eq!(Error::new(ErrorCode::Timeout, "slow").with_tool("t").to_string(), "slow (tool \"t\")");
         assert_eq!(Error::new(ErrorCode::Timeout, "slow").with_detail("status", 500).to_string(), "slow");
+    }
+
+    /// The tool is said after the message unless the message names it already (a hub's refusal
+    /// of a denied tool said it twice), and a name is quoted as messages quote it: a server's
+    /// control characters cannot forge a log line.
+    #[test]
+    fn the_text_names_the_tool_once_and_quoted() {
+        let e = |message: &str| Error::new(ErrorCode::PermissionDenied, message).with_tool("create_issue").with_detail("server", "github");
+        let named = "\"mcp__github__create_issue\" is server \"github\"'s tool \"create_issue\", which the permission policy denies";
+        assert_eq!(e(named).to_string(), named);
+        assert_eq!(e("no tool named \"create_issue\"").to_string(), "no tool named \"create_issue\" (server \"github\")");
+        assert_eq!(e("tool \"create_issues\" failed").to_string(), "tool \"create_issues\" failed (server \"github\", tool \"create_issue\")");
+        let sly = Error::new(ErrorCode::Timeout, "slow").with_tool("t\n[ok] done\u{202e}").with_detail("server", "s\u{1b}[2J");
+        assert_eq!(sly.to_string(), "slow (server \"s\\u001b[2J\", tool \"t\\n[ok] done\\u202e\")");
     }
 
     /// A key within did-you-mean distance of a known key is refused naming it, in either mode;

@@ -51,7 +51,8 @@ impl TextReply {
 /// error on the call, which is not made without what it holds);
 /// calls get the ids `call_0`, `call_1`… in order, which no result needs in text, as Ollama's
 /// calls sent without ids get them. A block opens with a `<tool_call>` followed by `{` (another
-/// is text); each JSON object in it is a call; one that is not valid JSON (or is cut short), or
+/// is text); each JSON object in it is a call (or the Python dict it writes, with single quotes,
+/// `True`, `False`, `None`: [`python_dict_json`]); one that is not valid JSON (or is cut short), or
 /// is followed by other text in the block, is a call with an `INVALID_JSON` error (and the
 /// tool it names, where its top-level `"name"` can be read); a ``` fence holding only blocks goes with
 /// them, whatever its info string; a name the map does not know is
@@ -746,9 +747,16 @@ fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map
     }
 }
 
-/// The call of a block's JSON object `json` (its text, `{` to `}`).
+/// The call of a block's JSON object `json` (its text, `{` to `}`), or of the Python dict it
+/// writes ([`python_dict_json`]).
 fn object_call(id: String, json: &str, map: Option<&NameMap>) -> ToolCall {
-    match crate::model::read_json_repaired(json) {
+    let python = std::cell::OnceCell::new();
+    let read = crate::model::read_json_repaired(json).or_else(|e| {
+        let fixed = python.get_or_init(|| python_dict_json(json));
+        fixed.as_deref().and_then(|f| crate::model::read_json(f).ok()).filter(Value::is_object).ok_or(e)
+    });
+    let json = python.get().and_then(Option::as_deref).unwrap_or(json);
+    match read {
         Ok(Value::Object(mut o)) => {
             // A call in Chat's own shape (`{"type": "function", "function": {"name", "arguments"}}`,
             // as a model trained on `tool_calls` may write it in a block): its `function` is the
@@ -787,6 +795,57 @@ fn object_call(id: String, json: &str, map: Option<&NameMap>) -> ToolCall {
             broken(id, &format!("is not valid JSON ({})", e.message), json, map)
         }
     }
+}
+
+/// A block's object written as a Python dict, as models trained on Python write their calls
+/// (`{'name': 'search', 'arguments': {'exact': True, 'lang': None}}`), as JSON text: strings in
+/// single or double quotes, with the escapes JSON has too (and `\'`), `True`, `False` and `None`
+/// outside strings as `true`, `false` and `null`, the rest as it is. `None` where nothing was
+/// Python's (the text's JSON error stands) or a string does not end or holds an escape JSON has
+/// not (`\x41`): what is read is what the dict holds, or nothing.
+fn python_dict_json(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut python = false;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                python |= c == '\'';
+                out.push('"');
+                loop {
+                    match chars.next()?.1 {
+                        '\\' => match chars.next()?.1 {
+                            '\'' => out.push('\''),
+                            e @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u') => {
+                                out.push('\\');
+                                out.push(e);
+                            }
+                            _ => return None,
+                        },
+                        q if q == c => break,
+                        '"' => out.push_str("\\\""),
+                        ch => out.push(ch),
+                    }
+                }
+                out.push('"');
+            }
+            'T' | 'F' | 'N' => {
+                let word = [("True", "true"), ("False", "false"), ("None", "null")].into_iter().find(|(w, _)| text[i..].starts_with(w));
+                match word {
+                    Some((w, json)) => {
+                        out.push_str(json);
+                        python = true;
+                        for _ in 1..w.len() {
+                            chars.next();
+                        }
+                    }
+                    None => out.push(c),
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    python.then_some(out)
 }
 
 /// What a block read in a reply still coming waits for (see [`read_block`]).
@@ -1394,9 +1453,29 @@ mod tests {
     /// A block that is not valid JSON keeps the tool name it gives, where it can be read.
     #[test]
     fn a_broken_block_keeps_its_tool_name() {
-        let r = read("<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": 'x'}}</tool_call><tool_call>{\"name\": \"mcp__docs__echo\", \"arguments\": {\"q\": \"x");
+        let r = read("<tool_call>{\"name\": \"mcp__docs__search\", \"arguments\": {\"q\": x}}</tool_call><tool_call>{\"name\": \"mcp__docs__echo\", \"arguments\": {\"q\": \"x");
         let got: Vec<_> = r.calls.iter().map(|c| (c.provider_name.as_str(), c.tool.as_str(), c.error.as_ref().unwrap().code, &c.arguments)).collect();
         assert_eq!(got, [("mcp__docs__search", "search", "INVALID_JSON", &Value::Null), ("mcp__docs__echo", "echo", "INVALID_JSON", &Value::Null)]);
+    }
+
+    /// A block written as a Python dict (single quotes, `True`, `False`, `None`) is the call it
+    /// writes, its strings as Python reads them; one that is neither JSON nor such a dict stays
+    /// `INVALID_JSON`.
+    #[test]
+    fn a_python_dict_block_is_read() {
+        let r = read("<tool_call>\n{'name': 'mcp__docs__search', 'arguments': {'q': 'it\\'s \"so\" \\u00e9 é', 'all': True, 'old': False, 'lang': None, 'n': [1, 2.5], \"k\": \"x'y\"}}\n</tool_call>");
+        assert_eq!(ok(&r.calls[0]), ("search", Some("docs"), &json!({"q": "it's \"so\" é é", "all": true, "old": false, "lang": null, "n": [1, 2.5], "k": "x'y"})));
+        // Streamed as it is read whole.
+        let mut acc = TextAccumulator::new();
+        let mut calls = acc.push("<tool_call>{'name': 'mcp__docs__echo', 'argu", Some(&map())).unwrap().calls;
+        calls.extend(acc.push("ments': {}}</tool_call> ok", Some(&map())).unwrap().calls);
+        calls.extend(acc.finish(Some(&map())).calls);
+        assert_eq!(calls.iter().map(|c| (c.tool.as_str(), c.error.is_none())).collect::<Vec<_>>(), [("echo", true)]);
+        for broken in ["{'name': 'mcp__docs__search', 'arguments': {'q': '\\x41'}}", "{'name': 'mcp__docs__search', 'arguments': {'q': x}}", "{'name': 'mcp__docs__search', 'arguments': {'q': 'a\nb'}}", "{'name': 'mcp__docs__search', 'arguments': {'q': Truest}}"] {
+            let r = read(&format!("<tool_call>{broken}</tool_call>"));
+            assert_eq!(r.calls[0].error.as_ref().map(|e| e.code), Some("INVALID_JSON"), "{broken}");
+        }
+        assert_eq!(python_dict_json("{\"a\": 1}"), None, "nothing of Python's");
     }
 
     /// A broken block's name is the call's, at the top of its object, not an argument's `name`
@@ -1535,7 +1614,7 @@ mod tests {
     #[test]
     fn bad_blocks_names_and_arguments_are_errors_on_their_calls() {
         let r = read(concat!(
-            "<tool_call>{'name': 'mcp__docs__echo'}</tool_call>",
+            "<tool_call>{name: 'mcp__docs__echo'}</tool_call>",
             "<tool_call>{\"name\":\"mcp__docs__nope\",\"arguments\":{}}</tool_call>",
             "<tool_call>{\"name\":\"mcp__docs__echo\",\"arguments\":[1]}</tool_call>",
             "<tool_call>{\"arguments\":{}}</tool_call>",
@@ -1590,6 +1669,9 @@ mod tests {
             format!("<think>t</think>x <tool_call>[ \n[{}]</tool_call> 😀<tool_call>[  {}, {} ]</tool_call>😀", obj("a"), obj("b"), obj("c")),
             format!("<think>t</think><tool_call>[{}]</tool_call>", obj("a")),
             "No tools needed.".owned(),
+            // Python dicts, one with a brace in a string (the JSON scan ends the object there).
+            "<tool_call>{'name': 'mcp__docs__search', 'arguments': {'q': 'it\\'s', 'x': True}}</tool_call> é".owned(),
+            "<tool_call>{'name': 'mcp__docs__search', 'arguments': {'q': 'a}b', 'x': None}}</tool_call>".owned(),
             "  \n ".owned(),
             "".owned(),
             r#"<tool_call>{"name":"mcp__docs__search","arguments":{"q":"a </tool_call> b \" {"}}</tool_call>after"#.owned(),
