@@ -138,7 +138,7 @@ pub(crate) fn tools_text(tools: &JsValue) -> Result<(String, Vec<Error>), Error>
 /// which it writes as `null`: then an `INVALID_JSON` error naming its place.
 fn refuse_non_finite(tool: &JsValue, text: String, i: usize) -> Result<String, Error> {
     match crate::wasm::interop::non_finite_at_nulls(tool, &text) {
-        Some((at, got)) => Err(crate::wasm::interop::non_finite_error(&format!("tool at index {i}"), &at, &got)),
+        Some((at, got, made)) => Err(crate::wasm::interop::non_finite_error(&format!("tool at index {i}"), &at, &got, made)),
         None => Ok(text),
     }
 }

@@ -26,15 +26,25 @@ pub(crate) fn from_js_finite(v: &JsValue, what: &str) -> Result<Value> {
         return Ok(Value::Null);
     }
     let text = json_text(v, what)?;
-    if let Some((at, got)) = non_finite_at_nulls(v, &text) {
-        return Err(non_finite_error(what, &at, &got));
+    if let Some((at, got, made)) = non_finite_at_nulls(v, &text) {
+        return Err(non_finite_error(what, &at, &got, made));
     }
     parse(&text, what)
 }
 
-/// The error for a number JSON cannot hold at `at` in `what`.
-pub(crate) fn non_finite_error(what: &str, at: &str, got: &str) -> Error {
+/// The error for a value JSON changes at `at` in `what` ([`non_finite_at_nulls`]): a number JSON
+/// cannot hold, an invalid Date, or an object of a class that JSON writes as `{}` (`made`).
+pub(crate) fn non_finite_error(what: &str, at: &str, got: &str, made: &str) -> Error {
     match got {
+        _ if made == "{}" => {
+            let hint = match got {
+                "a Promise" => "await it first",
+                "a Map" => "pass a plain object (Object.fromEntries(map))",
+                "a Set" => "pass an array ([...set])",
+                _ => "pass a plain object or a JSON value",
+            };
+            Error::new(ErrorCode::InvalidJson, format!("{what}{at} is {got}, which JSON.stringify writes as {{}}: {hint}"))
+        }
         "an invalid Date" => Error::new(ErrorCode::InvalidJson, format!("{what}{at} is {got}, which JSON.stringify writes as null: give a valid date, or leave it out")),
         _ => Error::new(ErrorCode::InvalidJson, format!("{what}{at} is {got}, a number JSON cannot hold (JSON.stringify writes null): give a finite number, or leave it out")),
     }
@@ -55,11 +65,13 @@ const VALUE_KEYWORDS: [&str; 6] = ["default", "const", "enum", "examples", "_met
 /// The first `null` of `text`, `v`'s JSON as `JSON.stringify` writes it, that stands for a
 /// number JSON cannot hold in `v` (`Infinity`, `NaN`, boxed as `new Number(NaN)` too; an invalid
 /// Date), where `null` would be taken for the caller's (a `default`, an `enum` value; not a
-/// schema's [`NUMBER_KEYWORDS`], reported where it is `null`): its place (`.a[1]`) and what it
-/// is. Only the `null`s of `text` are looked up in `v`, each from its container, read once (the
-/// containers on the way are read once each too): a few crossings a `null`, and text without
-/// one costs a search of it.
-pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, String)> {
+/// schema's [`NUMBER_KEYWORDS`], reported where it is `null`), or the first `{}` that stands for
+/// an object of a class JSON sees no field of (a Promise not awaited, a Map, a Set), where `{}`
+/// would be taken for an empty schema or object: its place (`.a[1]`), what it is, and what JSON
+/// made of it (`null`, `{}`). Only the `null`s and `{}`s of `text` are looked up in `v`, each
+/// from its container, read once (the containers on the way are read once each too): a few
+/// crossings each, and text without one costs a search of it.
+pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, String, &'static str)> {
     #[derive(Clone, Copy)]
     enum Step {
         Index(u32),
@@ -93,10 +105,38 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
         (c.is_object() && plain).then_some(c)
     }
 
-    // `text` is `JSON.stringify`'s, without whitespace: a `null` it wrote inside a container
-    // follows a `:`, `,` or `[`. Text with none such (a null only in a description) is not walked.
+    // The value at `path` in `v`, reading the containers on the way that were not read yet.
+    fn value_at(v: &JsValue, text: &str, path: &[Step], containers: &mut [Option<Option<JsValue>>]) -> Option<JsValue> {
+        let depth = path.len();
+        let mut from = containers.iter().rposition(Option::is_some).unwrap_or(0);
+        if containers[from].is_none() {
+            containers[0] = Some(as_written(v.clone()));
+            from = 0;
+        }
+        while from + 1 < depth {
+            let next = containers[from].clone().flatten().and_then(|c| read(&c, text, path[from])).and_then(as_written);
+            containers[from + 1] = Some(next);
+            from += 1;
+        }
+        containers[depth - 1].clone().flatten().and_then(|c| read(&c, text, path[depth - 1]))
+    }
+    let place = |path: &[Step]| {
+        let mut at = String::new();
+        for step in path {
+            match *step {
+                Step::Index(n) => at.push_str(&format!("[{n}]")),
+                Step::Key(s, e) => at.push_str(&key_place(key_of(text, s, e).as_deref().unwrap_or_default())),
+            }
+        }
+        at
+    };
+
+    // `text` is `JSON.stringify`'s, without whitespace: a `null` or `{}` it wrote inside a
+    // container follows a `:`, `,` or `[`. Text with none such (one only in a description) is
+    // not walked.
     let b = text.as_bytes();
-    if !text.match_indices("null").any(|(i, _)| i > 0 && matches!(b[i - 1], b':' | b',' | b'[')) {
+    let inside = |i: usize| i > 0 && matches!(b[i - 1], b':' | b',' | b'[');
+    if !text.match_indices("null").any(|(i, _)| inside(i)) && !text.match_indices("{}").any(|(i, _)| inside(i)) {
         return None;
     }
     // The place in each open container, and the container as read in `v` once a `null` in it
@@ -128,6 +168,16 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                     key_next = false;
                 }
             }
+            b'{' if b.get(i + 1) == Some(&b'}') && !path.is_empty() => {
+                // An object of a class without a field JSON sees (a Promise, a Map, a Set).
+                let found = value_at(v, text, &path, &mut containers);
+                let lost = found.filter(|n| n.is_object() && !is_array(n) && class_name(n).is_some() && !get_loose(n, "toJSON").is_function());
+                if let Some(n) = lost.filter(|n| entries_of(n).is_ok_and(|e| e.length() == 0) && unboxed(n).is_none()) {
+                    return Some((place(&path), describe_js(&n), "{}"));
+                }
+                i += 2;
+                continue;
+            }
             b'{' | b'[' => {
                 path.push(if b[i] == b'{' { Step::Key(0, 0) } else { Step::Index(0) });
                 containers.push(None);
@@ -144,17 +194,7 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
             b'n' if !path.is_empty() => {
                 // The innermost container read so far, then those below it down to the null's.
                 let depth = path.len();
-                let mut from = containers.iter().rposition(Option::is_some).unwrap_or(0);
-                if containers[from].is_none() {
-                    containers[0] = Some(as_written(v.clone()));
-                    from = 0;
-                }
-                while from + 1 < depth {
-                    let next = containers[from].clone().flatten().and_then(|c| read(&c, text, path[from])).and_then(as_written);
-                    containers[from + 1] = Some(next);
-                    from += 1;
-                }
-                let found = containers[depth - 1].clone().flatten().and_then(|c| read(&c, text, path[depth - 1]));
+                let found = value_at(v, text, &path, &mut containers);
                 // What it is in words: a number JSON cannot hold, a boxed one (`new Number(NaN)`),
                 // an invalid Date, whose toJSON gives null.
                 let lossy = |n: JsValue| match n.as_f64() {
@@ -171,14 +211,7 @@ pub(crate) fn non_finite_at_nulls(v: &JsValue, text: &str) -> Option<(String, St
                     let bound = keys.last().cloned().flatten().is_some_and(|k| NUMBER_KEYWORDS.contains(&k.as_str()))
                         && !keys[..depth - 1].iter().flatten().any(|k| VALUE_KEYWORDS.contains(&k.as_str()));
                     if !bound {
-                        let mut at = String::new();
-                        for (step, key) in path.iter().zip(&keys) {
-                            match (step, key) {
-                                (Step::Index(n), _) => at.push_str(&format!("[{n}]")),
-                                (_, k) => at.push_str(&key_place(k.as_deref().unwrap_or_default())),
-                            }
-                        }
-                        return Some((at, what));
+                        return Some((place(&path), what, "null"));
                     }
                 }
             }
@@ -266,13 +299,65 @@ fn key_place(k: &str) -> String {
 /// or not), an invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an
 /// Error), but a boxed primitive (`new Boolean(true)`), written as the primitive. Its
 /// place (`.a[1]`), what it is, and what JSON makes it. `numbers`: only the numbers. Walked
-/// without recursion (the value may nest as deep as JSON.stringify reaches).
+/// without recursion (the value may nest as deep as JSON.stringify reaches), an array's or an
+/// object's items one at a time: the walk holds a JS value for each level it is in, not one for
+/// each item (millions of them would overflow the module's table of JS values, which traps).
 fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'static str)> {
-    let mut stack = vec![(String::new(), v.clone())];
-    while let Some((at, v)) = stack.pop() {
+    /// An array's items, or an object's `[key, value]` entries, being walked.
+    struct Level {
+        items: js_sys::Array,
+        len: u32,
+        next: u32,
+        keyed: bool,
+    }
+    /// The step from a level to its item being looked at.
+    enum Step {
+        Index(u32),
+        Key(String),
+    }
+    let place = |steps: &[Step]| {
+        steps.iter().map(|s| match s {
+            Step::Index(i) => format!("[{i}]"),
+            Step::Key(k) => key_place(k),
+        }).collect::<String>()
+    };
+    let mut levels: Vec<Level> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut next = Some(v.clone());
+    loop {
+        let v = match next.take() {
+            Some(v) => v,
+            None => {
+                let level = levels.last_mut()?;
+                if level.next == level.len {
+                    levels.pop();
+                    steps.pop();
+                    continue;
+                }
+                let (i, item) = (level.next, level.items.get(level.next));
+                level.next += 1;
+                let (step, x) = match level.keyed {
+                    true => {
+                        let (k, x) = entry_pair(&item);
+                        (Step::Key(k.as_string().unwrap_or_default()), x)
+                    }
+                    false => (Step::Index(i), item),
+                };
+                match steps.last_mut() {
+                    Some(last) => *last = step,
+                    None => steps.push(step),
+                }
+                x
+            }
+        };
+        let open = |levels: &mut Vec<Level>, steps: &mut Vec<Step>, items: js_sys::Array, keyed: bool| {
+            let len = items.length();
+            levels.push(Level { items, len, next: 0, keyed });
+            steps.push(Step::Index(0));
+        };
         if let Some(n) = v.as_f64() {
             if !n.is_finite() {
-                return Some((at, describe_js(&v), "null"));
+                return Some((place(&steps), describe_js(&v), "null"));
             }
             continue;
         }
@@ -281,15 +366,12 @@ fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'stat
         }
         if let Some(d) = v.dyn_ref::<js_sys::Date>() {
             if !numbers && d.get_time().is_nan() {
-                return Some((at, "an invalid Date".owned(), "null"));
+                return Some((place(&steps), "an invalid Date".owned(), "null"));
             }
             continue;
         }
         if is_array(&v) {
-            let a: &js_sys::Array = v.unchecked_ref();
-            for (i, x) in a.iter().enumerate().rev() {
-                stack.push((format!("{at}[{i}]"), x));
-            }
+            open(&mut levels, &mut steps, v.unchecked_into(), false);
             continue;
         }
         if get_loose(&v, "toJSON").is_function() {
@@ -298,23 +380,18 @@ fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'stat
         // A boxed primitive (`new Number(NaN)`, `new Boolean(true)`), of any prototype, with
         // keys or without: JSON writes the primitive it holds, and none of its keys.
         match unboxed(&v) {
-            Some(Unboxed::Number(n)) if !n.is_finite() => return Some((at, describe_js(&JsValue::from_f64(n)), "null")),
+            Some(Unboxed::Number(n)) if !n.is_finite() => return Some((place(&steps), describe_js(&JsValue::from_f64(n)), "null")),
             Some(_) => continue,
             None => {}
         }
         let Ok(entries) = entries_of(&v) else { continue };
         // An object of a class without keys, which JSON makes `{}`. The whole value was looked at
         // by the caller (an empty object of a class is refused there).
-        if !numbers && !at.is_empty() && entries.length() == 0 && class_name(&v).is_some() {
-            return Some((at, describe_js(&v), "{}"));
+        if !numbers && !steps.is_empty() && entries.length() == 0 && class_name(&v).is_some() {
+            return Some((place(&steps), describe_js(&v), "{}"));
         }
-        for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {
-            let (k, x) = entry_pair(&e);
-            let k = k.as_string().unwrap_or_default();
-            stack.push((format!("{at}{}", key_place(&k)), x));
-        }
+        open(&mut levels, &mut steps, entries, true);
     }
-    None
 }
 
 /// A permission policy's config as JSON: [`from_js`], but a pattern (any string of it) that

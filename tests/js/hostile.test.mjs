@@ -1478,3 +1478,12 @@ test("a guarded getter or method read on its class's prototype says so", () => {
   map.free();
   stillWorks();
 });
+
+test("an array of millions of nulls or empty objects is refused or read, never a trap that breaks the module", () => {
+  // Each item once held a JS value of the module's while looking for what JSON would change in it:
+  // past 2^23 of them its table of JS values could not grow, and the module trapped for good.
+  for (const fill of [null, 0]) {
+    assert.throws(() => tw.flattenContent(new Array(8_400_000).fill(fill)), { code: "LIMIT_EXCEEDED" }, String(fill));
+    assert.equal(tw.convertMcpTools([{ name: "a", inputSchema: { type: "object" } }], "openai").length, 1);
+  }
+});

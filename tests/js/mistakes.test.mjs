@@ -918,3 +918,22 @@ test("a freed McpClient or McpHub: its promise methods reject (a .catch() sees i
   // The module works on.
   assert.equal(new tw.McpClient("http://127.0.0.1:9/mcp").sessionId, undefined);
 });
+
+test("a Promise, a Map or a Set inside a tool is refused naming its place, not converted as the {} JSON makes it", () => {
+  const cases = [
+    [{ name: "t", inputSchema: Promise.resolve({ type: "object" }) }, /tool at index \d\.inputSchema is a Promise, which JSON\.stringify writes as \{\}: await it first/],
+    [{ name: "t", inputSchema: { type: "object", properties: new Map([["q", { type: "string" }]]) } }, /\.inputSchema\.properties is a Map, .*Object\.fromEntries/],
+    [{ name: "t", inputSchema: { type: "object", properties: { a: { type: "string", enum: new Set(["x"]) } } } }, /\.inputSchema\.properties\.a\.enum is a Set, .*\[\.\.\.set\]/],
+  ];
+  for (const [tool, message] of cases) {
+    assert.throws(() => tw.convertMcpTools([tool], "openai"), { code: "INVALID_JSON", message }, String(message));
+    // Alone in a list of others, it is the one tool that fails: checkTools names it.
+    const checked = tw.checkTools([{ name: "ok", inputSchema: { type: "object" } }, tool], "openai");
+    assert.deepEqual(checked.tools.map((t) => t.tool), ["ok"]);
+    assert.deepEqual(checked.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"]]);
+    assert.match(checked.problems[0].message, message);
+  }
+  // Empty plain objects stay what they are: a schema that takes anything, an empty list of properties.
+  const plain = tw.convertMcpTools([{ name: "t", inputSchema: { type: "object", properties: { a: {}, b: { type: "array", items: {} } } } }], "openai");
+  assert.deepEqual(plain[0].function.parameters.properties.a, {});
+});
