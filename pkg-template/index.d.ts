@@ -1090,7 +1090,8 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * A result without `content` or `structuredContent` whose other fields are all it says (`{isError: true, message: "..."}`)
  * is those fields' JSON as its text (`{"message":"..."}`; `_meta` aside); so is one whose `content` says nothing (`[]`, or
  * only empty text) and has no `structuredContent` (`{content: [], isError: true, message: "..."}`; fields of `null` aside).
- * A result with `isError` starts with `"Error: "`, as {@link toolResultMessage}'s OpenAI message does; an error with no
+ * A result with `isError` starts with `"Error: "` (once: its text starting so already is not prefixed again), as
+ * {@link toolResultMessage}'s OpenAI message does; an error with no
  * content says `"The tool reported an error with no content."` (under a `maxChars` too small for it, a shorter
  * sentence saying the same, `"Error with no content."`, `"Error."`, `"Error"`, or none: toolwire's own words are never cut).
  */
@@ -3204,8 +3205,8 @@ export class McpClient {
    * session expires and is renewed between pages). `[]` without asking when the server's capabilities name no
    * `tools` (a client uses only what was negotiated). A `serverName` the server put on a tool is removed: it is
    * the app's tag for where a tool's calls go, and a server could otherwise pass its tools off as another's. An
-   * entry that is not an object or has no string `name` is no tool: left out, and told in `droppedTools` (the
-   * others are kept). `options` ({@link McpCallOptions}: `timeoutMs`, `signal`...) apply to each page's request.
+   * entry that is not an object or has no string `name`, or an empty one, is no tool: left out, and told in
+   * `droppedTools` (the others are kept; no call could name it, and a conversion refuses it). `options` ({@link McpCallOptions}: `timeoutMs`, `signal`...) apply to each page's request.
    * A `nextCursor` that is not a string (nor `null`) is the server's error, `PROTOCOL` with `nextCursor`, as the
    * MCP SDK's client refuses the page: no end of the listing, which would lose the pages after it.
    */
@@ -3344,7 +3345,7 @@ export class McpClient {
   /**
    * The tools the last listing (`listTools()`, `listAll("tools/list")`, or the listing a call refused for its headers
    * makes) left out: entries that are not objects or have no string `name` (which the MCP SDK's client refuses the
-   * whole listing for; `name` `""`, `index` their position in the listing over its pages, `reason` what is wrong), and
+   * whole listing for) or an empty one (`name` `""`, `index` their position in the listing over its pages, `reason` what is wrong), and
    * a 2026-07-28 server's tools whose `x-mcp-header` marks break the rules; `connect()` clears it. A
    * `request("tools/list")` is the server's answer as it is, unfiltered.
    */
@@ -3488,9 +3489,9 @@ export interface McpHubListOptions {
 /**
  * A tool an {@link McpHub} leaves out of the tools it offers ({@link McpHub.droppedTools}). Either its server's
  * listing left it out ({@link McpClient.droppedTools}; no `code`): an entry that is not an object or has no string
- * `name` (`name` `""`, `index` its position in the listing as the server sent it), or a 2026-07-28 tool for its
+ * `name` or an empty one (`name` `""`, `index` its position in the listing as the server sent it), or a 2026-07-28 tool for its
  * `x-mcp-header` marks (no `index`); or the last `tools()` could not convert it for the provider (a schema past the
- * conversion's `limits`, an empty name, or a server left out for `limits.maxTools`: `code` `LIMIT_EXCEEDED`, the
+ * conversion's `limits`, or a server left out for `limits.maxTools`: `code` `LIMIT_EXCEEDED`, the
  * `reason` naming the server): `index` is its position in its server's listing (as
  * `listTools()` gives that server's tools), `code` and `reason` those of the error converting it gives (the `reason`
  * names it, and the path of what failed); or the hub's permission policy denies it (`code` `PERMISSION_DENIED`, the
@@ -3531,7 +3532,7 @@ export class McpHub {
    * of two calls that overlap, the one started last wins, whichever ends last: its selection and its listing are
    * the ones `tools()` and `callTool()` go by (the older one still resolves to what it found);
    * `dropped`: {@link McpHub.droppedTools} once listed (the listed entries that are not objects or have no string
-   * `name`, the tools a 2026-07-28 server listed that are left out for their `x-mcp-header` marks, and those the
+   * `name` or an empty one, the tools a 2026-07-28 server listed that are left out for their `x-mcp-header` marks, and those the
    * last `tools()` could not convert).
    */
   listTools(options?: McpHubListOptions): Promise<{

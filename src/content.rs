@@ -76,7 +76,7 @@ pub fn block_text(block: &ContentBlock) -> String {
             };
             // The uri, then the MIME type and the size, where given (MCP's `size`, in bytes: a
             // model reading it knows whether the resource is worth reading).
-            let size = l.extra.get("size").and_then(Value::as_f64).filter(|n| *n >= 0.0 && n.is_finite()).map(|n| crate::results::size_text_u64(n.round() as u64));
+            let size = l.extra.get("size").and_then(Value::as_f64).filter(|n| (0.0..=MAX_SIZE).contains(n)).map(|n| crate::results::size_text_u64(n.round() as u64));
             let uri = crate::results::shown_uri(&l.uri);
             let details: Vec<&str> = [l.mime_type.as_deref().filter(|m| !m.is_empty()), size.as_deref()].into_iter().flatten().collect();
             let mut out = match (name.is_empty(), details.is_empty()) {
@@ -211,6 +211,40 @@ pub fn repeats(block: &ContentBlock, structured: &Value) -> bool {
         }
         _ => false,
     }
+}
+
+/// The largest `size` a resource link's line gives: 2^53 bytes (8 PiB), the last integer a JSON
+/// number holds exactly; a larger one is no size of a file (`1e300`), and is left out as a
+/// negative one is.
+const MAX_SIZE: f64 = 9_007_199_254_740_992.0;
+
+/// Whether `text` is `json` (compact JSON, as JSON.stringify writes it) with blanks between its
+/// tokens at most.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn same_json_text(text: &str, json: &str) -> bool {
+    let (text, json) = (text.trim().as_bytes(), json.as_bytes());
+    if text.len() < json.len() {
+        return false;
+    }
+    let (mut t, mut in_string, mut escaped) = (0, false, false);
+    for &j in json {
+        if !in_string {
+            while t < text.len() && matches!(text[t], b' ' | b'\t' | b'\n' | b'\r') {
+                t += 1;
+            }
+        }
+        if text.get(t) != Some(&j) {
+            return false;
+        }
+        t += 1;
+        match j {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            _ => {}
+        }
+    }
+    t == text.len()
 }
 
 /// Whether two JSON values are equal as JavaScript reads them: numbers compared as doubles (a
@@ -401,6 +435,17 @@ mod tests {
         CallToolResult::from_value(v).unwrap().content
     }
 
+    #[test]
+    fn a_text_is_json_text_with_blanks_between_tokens_only() {
+        let json = r#"{"a":[1,{"b":"x y\" z"}],"c":null}"#;
+        for same in [json, " {\"a\": [1, {\"b\": \"x y\\\" z\"}],\n  \"c\": null}\n"] {
+            assert!(same_json_text(same, json), "{same}");
+        }
+        for other in [r#"{"a":[1,{"b":"x  y\" z"}],"c":null}"#, r#"{"a":[1,{"b":"x y\" z"}],"c":null}x"#, r#"{"a":[1,{"b":"x y\" z"}]"#, ""] {
+            assert!(!same_json_text(other, json), "{other}");
+        }
+    }
+
     /// A malformed block is shown as its JSON, but a long `blob`/`data` as its length: the text
     /// after it still fits the cap (rF F1).
     #[test]
@@ -461,6 +506,10 @@ mod tests {
         assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"","size":2048})), "[Resource link: file:///a (2 KB)]");
         // A size that is no size is not shown.
         assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"a","size":"big"})), "[Resource link: a (file:///a)]");
+        for past in [json!(1e300), json!(1e16), json!(-1)] {
+            assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"a","size":past})), "[Resource link: a (file:///a)]", "{past}");
+        }
+        assert_eq!(link(json!({"type":"resource_link","uri":"file:///a","name":"a","size":5e12})), "[Resource link: a (file:///a, 5000 GB)]");
     }
 
     #[test]

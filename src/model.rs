@@ -1042,6 +1042,11 @@ impl CallToolResult {
                 }
                 Ok(Self { content, structured_content, is_error, meta, extra: o })
             }
+            // JSON text of a result (a body read as text): said how to pass it.
+            Value::String(s) if matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')) => Err(Error::new(
+                ErrorCode::InvalidInput,
+                "expected a CallToolResult object or a content array, got a string of JSON text: pass JSON.parse(text)",
+            )),
             other => Err(Error::new(
                 ErrorCode::InvalidInput,
                 format!("expected a CallToolResult object or a content array, got {}", json_type(&other)),
@@ -1770,6 +1775,17 @@ mod tests {
         // Another object's `name` is no error's.
         let e = CallToolResult::from_value(json!({"name":"report","size":3})).unwrap_err();
         assert!(e.message.ends_with("got an object without content (its keys: name, size)"), "{}", e.message);
+    }
+
+    /// A result given as its JSON text is told to be parsed first; other text is a string.
+    #[test]
+    fn a_result_given_as_json_text_says_to_parse_it() {
+        use serde_json::json;
+        for text in [r#"{"content":[]}"#, " [{\"type\":\"text\",\"text\":\"a\"}]"] {
+            let e = CallToolResult::from_value(json!(text)).unwrap_err();
+            assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidInput, "expected a CallToolResult object or a content array, got a string of JSON text: pass JSON.parse(text)"));
+        }
+        assert!(CallToolResult::from_value(json!("done")).unwrap_err().message.ends_with("got string"));
     }
 
     /// An array of results, where one result or a content array is taken, is refused (an item

@@ -1668,8 +1668,9 @@ pub(crate) fn flatten(result: &CallToolResult, max_chars: usize) -> String {
 /// the text (a cap under 7 units), the longest of `Error.` and `Error` that fits, or nothing:
 /// toolwire's own words are never cut (`Err`, `Error:`).
 fn with_prefix(text: String, max: usize) -> String {
-    // toolwire's own short forms say it already ("Error; see media.", not "Error: Error; see media.").
-    if text.starts_with("Error") && utf16_len(&text) <= max && EMPTY_ERRORS.iter().chain(&MEDIA_ERRORS).any(|l| *l == text) {
+    // toolwire's own short forms say it already ("Error; see media.", not "Error: Error; see media."),
+    // and so does a tool's text that starts with the prefix ("Error: disk full", not "Error: Error: ...").
+    if text.starts_with("Error") && utf16_len(&text) <= max && (text.starts_with(ERROR_PREFIX) || EMPTY_ERRORS.iter().chain(&MEDIA_ERRORS).any(|l| *l == text)) {
         return text;
     }
     if text.is_empty() || ERROR_PREFIX.len() + utf16_len(&text) > max {
@@ -2276,11 +2277,18 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                         let text = if media && max >= ERROR_PREFIX.trim_end().len() { ERROR_PREFIX.trim_end().owned() } else { with_prefix(String::new(), max.max(5)) };
                         object([("text", Value::String(text))])
                     };
+                    // Media and no text at all: the sentence saying so, as Responses' and Ollama's
+                    // messages have it (a bare `Error:` would say nothing of them).
+                    let media_alone = content.iter().any(|b| b.get("image").or(b.get("document")).or(b.get("video")).is_some()) && !content.iter().any(|b| b.get("text").is_some());
                     match content.first_mut().and_then(|b| b.get_mut("text")) {
                         Some(Value::String(t)) if !with_prefix(t.clone(), max).trim().is_empty() => {
                             *t = with_prefix(std::mem::take(t), max);
                         }
                         Some(Value::String(_)) => content[0] = alone(content.len() > 1),
+                        _ if media_alone => {
+                            let sentence = with_prefix(fitting(&MEDIA_ERRORS, max.saturating_sub(ERROR_PREFIX.len())).owned(), max);
+                            content.insert(0, if sentence.is_empty() { alone(true) } else { object([("text", Value::String(sentence))]) });
+                        }
                         _ => content.insert(0, alone(!content.is_empty())),
                     }
                 }
@@ -3379,6 +3387,9 @@ mod tests {
     fn errors_are_marked_and_never_empty() {
         let flat = |v: Value| crate::content::flatten_result(&result(v), crate::content::FlattenOptions::default());
         assert_eq!(flat(json!({"isError":true,"content":[{"type":"text","text":"Permission denied"}]})), "Error: Permission denied");
+        // A text that says it already is not prefixed again; one that only starts with the word is.
+        assert_eq!(flat(json!({"isError":true,"content":[{"type":"text","text":"Error: disk full"}]})), "Error: disk full");
+        assert_eq!(flat(json!({"isError":true,"content":[{"type":"text","text":"Errors: 3"}]})), "Error: Errors: 3");
         assert_eq!(flat(json!({"isError":true,"content":[]})), format!("Error: {EMPTY_ERROR}"));
         assert_eq!(flat(json!({"isError":true,"content":[{"type":"text","text":" "}]})), format!("Error: {EMPTY_ERROR}"));
         assert_eq!(flat(json!({"isError":false,"content":[]})), "");
@@ -3474,11 +3485,16 @@ mod tests {
         let err = result(json!({"isError":true,"content":[{"type":"text","text":"boom"}]}));
         assert_eq!(message(&err, ResultFormat::Bedrock, no_status), json!({"toolResult":{"toolUseId":"call_1","content":[{"text":"Error: boom"}]}}));
         assert_eq!(message(&err, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["status"], "error");
-        // No text first (an image): the error stands alone before it.
+        // Media and no text (an image): the sentence saying so before it, as Responses' and
+        // Ollama's messages have it, shorter within a smaller cap; with text after the media,
+        // `Error:` alone before them.
         let shot = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"}]}));
         let m = message(&shot, ResultFormat::Bedrock, no_status);
-        assert_eq!(m["toolResult"]["content"][0], json!({"text":"Error:"}));
+        assert_eq!(m["toolResult"]["content"][0], json!({"text":format!("Error: {MEDIA_ERROR}")}));
         assert_eq!(m["toolResult"]["content"][1]["image"]["format"], "png");
+        assert_eq!(message(&shot, ResultFormat::Bedrock, ResultOptions { max_chars: 30, ..no_status })["toolResult"]["content"][0], json!({"text":"Error; see media."}));
+        let said = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"the screen"}]}));
+        assert_eq!(message(&said, ResultFormat::Bedrock, no_status)["toolResult"]["content"][0], json!({"text":"Error:"}));
         // Within the cap, as OpenAI's prefix is.
         let long = result(json!({"isError":true,"content":[{"type":"text","text":"x".repeat(500)}]}));
         let m = message(&long, ResultFormat::Bedrock, ResultOptions { max_chars: 100, ..no_status });

@@ -4152,7 +4152,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Some(other) => return Err(Error::new(ErrorCode::Protocol, format!("{method} result's `{key}` is not an array ({})", crate::model::json_type(&other)))),
             };
             // An entry that is no object is no tool, nor is one without a string `name` (the SDK's
-            // schema refuses the whole listing for either): left out as a tool that breaks other
+            // schema refuses the whole listing for either), nor one whose name is empty (no call
+            // can name it, and a conversion refuses it): left out as a tool that breaks other
             // rules is (told by `dropped_tools`), and the others kept. Of the other lists, an entry
             // that is no object is the error.
             for (i, item) in listed.into_iter().enumerate() {
@@ -4160,6 +4161,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let problem = match item.get("name") {
                     _ if !item.is_object() => Some(format!("is not an object ({})", crate::model::json_type(&item))),
                     _ if key != "tools" => None,
+                    Some(Value::String(name)) if name.is_empty() => Some("has an empty name".owned()),
                     Some(Value::String(_)) => None,
                     Some(Value::Object(cut)) if cut.len() == 1 && cut.get(jsonrpc::CUT_NAME).is_some_and(Value::is_string) => {
                         let name = cut[jsonrpc::CUT_NAME].as_str().unwrap_or_default();

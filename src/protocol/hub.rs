@@ -423,7 +423,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// The tools left out, server by server (of the last listing): those a server's listing left
-    /// out (entries that are no objects or have no string `name`, with their `index`; 2026-07-28 servers: broken
+    /// out (entries that are no objects or have no string `name` or an empty one, with their `index`; 2026-07-28 servers: broken
     /// `x-mcp-header` marks), each `{server, name, reason}`, and
     /// those the last [`Hub::tools`] could not convert, or left out because the policy denies
     /// them (`PERMISSION_DENIED`), each `{server, name, index, code,
@@ -2343,24 +2343,25 @@ mod tests {
         };
         let left_out = || hub.dropped_tools().iter().map(|d| format!("{}/{}/{}/{}", d["server"], d["name"], d["index"], d["code"]).replace('"', "")).collect::<Vec<_>>();
         assert_eq!(names(&ConvertOptions::default()), ["mcp__github__search", "mcp__github__create_issue", "mcp__misc__hello"]);
-        assert_eq!(left_out(), ["misc/deep_tool/1/LIMIT_EXCEEDED", "misc//2/INVALID_TOOL"]);
+        // The nameless tool, left out by its server's listing (no `code`), then the deep one.
+        assert_eq!(left_out(), ["misc//2/null", "misc/deep_tool/1/LIMIT_EXCEEDED"]);
         let dropped = hub.dropped_tools();
-        assert!(dropped[0]["reason"].as_str().unwrap().starts_with("schema nesting exceeds the limit of 64 levels (tool \"deep_tool\", at /properties/x/"), "{dropped:?}");
-        assert_eq!(dropped[1]["reason"], "tool at index 2 (server \"misc\") has an empty name (at /2)");
+        assert_eq!(dropped[0]["reason"], "the entry at index 2 of `tools` has an empty name, so no tool");
+        assert!(dropped[1]["reason"].as_str().unwrap().starts_with("schema nesting exceeds the limit of 64 levels (tool \"deep_tool\", at /properties/x/"), "{dropped:?}");
         assert_eq!(call(&hub, "mcp__github__search").unwrap().text, "found");
         // Deep enough limits convert the deep tool.
         let mut opts = ConvertOptions::default();
         opts.schema.limits.max_depth = 128;
         assert!(names(&opts).contains(&"mcp__misc__deep_tool".to_owned()));
-        assert_eq!(left_out(), ["misc//2/INVALID_TOOL"]);
+        assert_eq!(left_out(), ["misc//2/null"]);
         // More tools than limits.maxTools: the server that takes the count past it is left out
         // whole, the others converted.
         opts.schema.limits.max_tools = 2;
         assert_eq!(names(&opts), ["mcp__github__search", "mcp__github__create_issue"]);
-        assert_eq!(left_out(), ["misc/hello/0/LIMIT_EXCEEDED", "misc/deep_tool/1/LIMIT_EXCEEDED", "misc//2/INVALID_TOOL"]);
-        // Reported until a conversion leaves nothing out.
+        assert_eq!(left_out(), ["misc//2/null", "misc/hello/0/LIMIT_EXCEEDED", "misc/deep_tool/1/LIMIT_EXCEEDED"]);
+        // Reported until a conversion leaves nothing out (what the new listing left out: nothing).
         block_on(hub.list_tools(&Selection::Auto, None));
-        assert_eq!(left_out().len(), 3);
+        assert_eq!(left_out(), ["misc/hello/0/LIMIT_EXCEEDED", "misc/deep_tool/1/LIMIT_EXCEEDED"]);
         assert_eq!(names(&ConvertOptions::default()).len(), 3);
         assert!(hub.dropped_tools().is_empty());
     }

@@ -370,6 +370,8 @@ fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
         n => {
             let got = match (n, v.as_string()) {
                 (Some(n), _) if n.is_nan() => "NaN".owned(),
+                // As JS writes it (not Rust's `-inf`).
+                (Some(n), _) if n.is_infinite() => "-Infinity".owned(),
                 (Some(n), _) => crate::text::f64_display(n),
                 (None, Some(s)) => format!("the string {}", crate::text::to_string(&Value::String(s))),
                 (None, None) => v.js_typeof().as_string().unwrap_or_default(),
@@ -388,7 +390,8 @@ fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
 pub(crate) fn tool_result_param(result: &JsValue, what: &str) -> Result<CallToolResult, Error> {
     let read = match crate::wasm::interop::sent_from_js(result, what) {
         Ok(v) => CallToolResult::from_value(v),
-        Err(e) if e.code == ErrorCode::LimitExceeded => deep_structure(result, what).unwrap_or(Err(e)),
+        // Too deep, not too many values (a structure of millions of them is no model's to read).
+        Err(e) if e.code == ErrorCode::LimitExceeded && e.message.contains("nesting deeper than") => deep_structure(result, what).unwrap_or(Err(e)),
         Err(e) => Err(e),
     };
     match read {
@@ -433,6 +436,19 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
         Ok(parsed) => parsed,
         Err(e) => return Some(Err(e)),
     };
+    // A text block that is the structure already (as JSON.stringify writes it, or with blanks
+    // between its tokens) says it: it is not repeated, and pretty-printed it is the compact JSON
+    // (a cap would cut its blanks' many levels of indent, and the JSON with them).
+    let said = parsed.content.iter_mut().find_map(|b| match b {
+        ContentBlock::Text(t) if crate::content::same_json_text(&t.text, &json) => Some(t),
+        _ => None,
+    });
+    if let Some(t) = said {
+        if t.text.len() > json.len() {
+            t.text = json;
+        }
+        return Some(Ok(parsed));
+    }
     // The result is a level around it: a structure of 400 levels makes the result's 401.
     let note = format!("[structuredContent nests deeper than {} levels: sent as its JSON text]\n{json}", crate::model::MAX_JSON_NESTING - 1);
     parsed.content.push(ContentBlock::Text(TextContent { text: note, extra: serde_json::Map::new() }));

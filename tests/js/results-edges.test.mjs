@@ -222,3 +222,13 @@ test("a URL in place of an image's base64 data is kept in the text the model see
   assert.equal(tw.toolResultMessage({ id: "c1", name: "t" }, result, "openai").content, `Chart rendered.\n${placeholder}`);
   assert.deepEqual(tw.toolResultMessage({ id: "c1", name: "t" }, result, "anthropic").content, [{ type: "text", text: `Chart rendered.\n${placeholder}` }]);
 });
+
+test("a cap given as -Infinity is refused in JS's words, and a result's JSON text is told to be parsed", () => {
+  for (const key of ["maxChars", "maxImageSide"]) {
+    assert.throws(() => tw.toolResultMessage({ id: "c1", name: "t" }, { content: [] }, "openai", { [key]: -Infinity }),
+      { code: "INVALID_OPTIONS", message: new RegExp(`options\\.${key} must be a non-negative integer, or Infinity for no cap; got -Infinity$`) });
+  }
+  for (const f of [() => tw.flattenContent('{"content":[]}'), () => tw.toolResultMessage({ id: "c1", name: "t" }, '{"content":[]}', "openai")]) {
+    assert.throws(f, { code: "INVALID_INPUT", message: /got a string of JSON text: pass JSON\.parse\(text\)/ });
+  }
+});

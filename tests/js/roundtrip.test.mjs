@@ -526,6 +526,17 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   assert.match(tw.toolResultMessage(call, { content: [], structuredContent: deep }, "gemini").functionResponse.response.output, /^\[structuredContent nests deeper/);
   // A result of that structuredContent alone is a result too (not refused as empty).
   assert.match(tw.toolResultMessage(call, { structuredContent: deep }, "openai").content, /^\[structuredContent nests deeper/);
+  // A text block that is the deep structure (compact or pretty-printed) says it: not repeated, and
+  // the pretty one sent compact (its indent would take the cap); text of another structure is kept.
+  const deepList = { x: JSON.parse("[".repeat(400) + "1" + "]".repeat(400)) };
+  const compactDeep = JSON.stringify(deepList);
+  for (const text of [compactDeep, JSON.stringify(deepList, null, 1)]) {
+    assert.equal(tw.flattenContent({ content: [{ type: "text", text }], structuredContent: deepList }), compactDeep);
+  }
+  const other = tw.flattenContent({ content: [{ type: "text", text: compactDeep.replace("1", "2") }], structuredContent: deepList });
+  assert.ok(other.includes("[structuredContent nests deeper") && other.endsWith(compactDeep), other.slice(0, 80));
+  // Too many values is no deep structure: LIMIT_EXCEEDED, not its JSON text said to be too deep.
+  assert.throws(() => tw.flattenContent({ content: [], structuredContent: { a: new Array(8_400_000).fill(0) } }), { code: "LIMIT_EXCEEDED", message: /more than 8388608 JSON values/ });
   // A 4 MB PNG: over Anthropic's and Bedrock's limits, described instead.
   const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" + "A".repeat((Math.floor(4_000_000 / 3) - 5) * 4); // 1x1 px by its header
   const shot = [{ type: "image", data: png, mimeType: "image/png" }];

@@ -5983,8 +5983,8 @@ fn a_listing_entry_that_is_no_object_is_dropped_with_its_index() {
 
 /// A tool entry without a string `name` is no tool (the SDK's schema refuses the whole listing
 /// for it): left out into `dropped_tools` as an entry that is no object is, with its index over
-/// the pages; the other tools are kept. An empty name is a string: kept (a hub leaves it out
-/// when it converts, `INVALID_TOOL`).
+/// the pages; the other tools are kept. An empty name is left out too: no call can name it, and
+/// `convertMcpTools(await client.listTools())` refused the whole listing for it.
 #[test]
 fn a_listed_tool_without_a_string_name_is_dropped_with_its_index() {
     let h = harness(vec![
@@ -5995,7 +5995,7 @@ fn a_listed_tool_without_a_string_name_is_dropped_with_its_index() {
     ]);
     block_on(h.client.connect()).unwrap();
     let tools = block_on(h.client.list_tools()).unwrap();
-    assert_eq!(tools, [json!({"name": "a"}), json!({"name": ""}), json!({"name": "d"})]);
+    assert_eq!(tools, [json!({"name": "a"}), json!({"name": "d"})]);
     let dropped = h.client.dropped_tools();
     let shown = dropped.iter().map(|d| (d["name"].as_str().unwrap(), d["index"].as_u64().unwrap(), d["reason"].as_str().unwrap())).collect::<Vec<_>>();
     assert_eq!(
@@ -6004,6 +6004,7 @@ fn a_listed_tool_without_a_string_name_is_dropped_with_its_index() {
             ("", 1, "the entry at index 1 of `tools` has no name (a string), so no tool"),
             ("", 2, "the entry at index 2 of `tools` has a name that is not a string (number), so no tool"),
             ("", 3, "the entry at index 3 of `tools` is not an object (string), so no tool"),
+            ("", 4, "the entry at index 4 of `tools` has an empty name, so no tool"),
             ("", 5, "the entry at index 5 of `tools` has a name that is not a string (null), so no tool"),
         ]
     );
