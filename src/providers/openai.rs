@@ -437,6 +437,12 @@ fn strict_with_defs(root: &Value, why: &str, cx: &mut Cx) -> Strict<(Value, ArgP
         _ => r.strip_prefix("#/$defs/").and_then(|name| table.get(name)),
     };
     reference_fits(&root, &mut plan, &resolve, cx, 0)?;
+    // Optional properties whose null comes from a definition lose it as the others do.
+    for (path, name, schema) in std::mem::take(&mut budget.null_by_reference) {
+        if allows_null_through(&schema, &resolve, 0) {
+            cx.problems.push(crate::report::Diagnostic { path, rule: "openai/strict-null-absent", message: null_absent(&name) });
+        }
+    }
     let mut defs = plan.defs.take();
     for (name, p) in defs.iter_mut().flat_map(|d| d.iter_mut()) {
         if let Some(def) = table.get(name.as_str()) {
@@ -556,6 +562,10 @@ pub(crate) struct Budget {
     pub chars: usize,
     /// The first enum of more than 250 strings that totals more than 15,000 characters: (values, characters).
     pub large_enum: Option<(usize, usize)>,
+    /// Optional properties that may allow `null` through a reference kept in `$defs` (whether
+    /// they do is known once the definitions are strict): the property's path, its name, and
+    /// its schema before it was widened to nullable.
+    pub(crate) null_by_reference: Vec<(String, String, Value)>,
 }
 
 impl Budget {
@@ -592,6 +602,7 @@ impl Budget {
         self.enum_values += other.enum_values;
         self.chars += other.chars;
         self.large_enum = self.large_enum.or(other.large_enum);
+        self.null_by_reference.extend(other.null_by_reference);
     }
 
     /// Why the schema is past a limit, if it is.
@@ -751,10 +762,16 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
                     Err(reason) => return Ok(Err(reason)),
                 };
                 plan.set_property(name, sub_plan);
-                if !required.contains(name) {
-                    if allows_null(sub) && !null_by_default {
+                if !required.contains(name) && !null_by_default {
+                    if allows_null(sub) {
                         meaningful_null.push(name.clone());
+                    } else if allows_null_through(sub, &|_| Some(&*NULL_SCHEMA), 0) {
+                        // Its null may come through a definition, strict only later.
+                        let path = cx.at("properties", |cx| cx.at(name, |cx| Ok(cx.path().to_owned())))?;
+                        budget.null_by_reference.push((path, name.clone(), sub.clone()));
                     }
+                }
+                if !required.contains(name) {
                     let before = enum_len(sub);
                     widen_nullable(sub);
                     if let Some(Value::Array(e)) = sub.get("enum").filter(|_| enum_len(sub) > before) {
@@ -771,13 +788,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             cx.change("openai/strict-nullable", format!("optional properties made required and nullable: {names}"));
         }
         for name in meaningful_null {
-            // Strict mode has no optional property: its `null` is all that can say "absent".
             cx.at("properties", |cx| {
                 cx.at(&name, |cx| {
-                    cx.problem(
-                        "openai/strict-null-absent",
-                        format!("optional property \"{name}\" allows null, but strict mode makes it required and its null means absent: a null the model sends is removed, and null itself cannot be sent (convert with strict: false if the server must get null, to clear a field say)"),
-                    );
+                    cx.problem("openai/strict-null-absent", null_absent(&name));
                     Ok(())
                 })
             })?;
@@ -952,10 +965,27 @@ fn any_of_without_type(obj: &mut JsonObject) -> bool {
     true
 }
 
+/// Why the null of an optional property that allows it is lost: strict mode has no optional
+/// property, and its `null` is all that can say "absent".
+fn null_absent(name: &str) -> String {
+    format!("optional property \"{name}\" allows null, but strict mode makes it required and its null means absent: a null the model sends is removed, and null itself cannot be sent (convert with strict: false if the server must get null, to clear a field say)")
+}
+
 /// Whether a (strict) schema accepts `null` as it is: each of its `type`, `enum`, `const` and
 /// `anyOf` that it has lets `null` through (a `null` type, value, or branch).
 fn allows_null(schema: &Value) -> bool {
+    allows_null_through(schema, &|_| None, 0)
+}
+
+/// A schema of `null` alone.
+static NULL_SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| object([("type", string("null"))]));
+
+/// [`allows_null`], a `$ref` read as the schema `resolve` gives for it (none: no `null`).
+fn allows_null_through<'t>(schema: &Value, resolve: &dyn Fn(&str) -> Option<&'t Value>, depth: usize) -> bool {
     let Value::Object(obj) = schema else { return false };
+    if let Some(Value::String(r)) = obj.find("$ref") {
+        return depth < 64 && resolve(r).is_some_and(|t| allows_null_through(t, resolve, depth + 1));
+    }
     let by_type = match obj.find("type") {
         Some(Value::String(t)) => Some(t == "null"),
         Some(Value::Array(ts)) => Some(ts.iter().any(|t| *t == "null")),
@@ -963,7 +993,7 @@ fn allows_null(schema: &Value) -> bool {
     };
     let by_enum = obj.find("enum").and_then(Value::as_array).map(|e| e.contains(&Value::Null));
     let by_const = obj.find("const").map(Value::is_null);
-    let by_any_of = obj.find("anyOf").and_then(Value::as_array).map(|bs| bs.iter().any(allows_null));
+    let by_any_of = obj.find("anyOf").and_then(Value::as_array).map(|bs| bs.iter().any(|b| allows_null_through(b, resolve, depth)));
     let said = [by_type, by_enum, by_const, by_any_of];
     said.iter().any(Option::is_some) && said.iter().all(|s| s.unwrap_or(true))
 }
@@ -1649,6 +1679,29 @@ mod tests {
         // With a default of null, absent and null are one to the server: nothing is lost.
         let (_, cx) = run(json!({"type":"object","properties":{"d":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null}}}), true);
         assert!(!cx.problems.iter().any(|d| d.rule == "openai/strict-null-absent"), "{:?}", cx.problems);
+    }
+
+    /// The same of a recursive schema, whose references stay in `$defs`: an optional property
+    /// that allows null through its definition loses that null as an inline one does, at the
+    /// root and within a definition; one whose definition takes no null, or whose default is
+    /// null, is not named.
+    #[test]
+    fn strict_reports_optional_references_whose_null_is_lost() {
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"list":{"$ref":"#/$defs/List"},"node":{"$ref":"#/$defs/Node"},
+                   "cleared":{"$ref":"#/$defs/List","default":null}},
+                   "$defs":{"List":{"anyOf":[{"type":"null"},{"type":"object","properties":{"head":{"type":"integer"},"tail":{"$ref":"#/$defs/List"}},"required":["head","tail"]}]},
+                            "Nullish":{"type":["integer","null"]},
+                            "Node":{"type":"object","properties":{"alias":{"$ref":"#/$defs/Nullish"},"note":{"type":["string","null"]},
+                                    "next":{"$ref":"#/$defs/Node"}}}}}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        assert_eq!(c.schema.unwrap()["properties"]["list"], json!({"anyOf":[{"$ref":"#/$defs/List"},{"type":"null"}]}));
+        let mut named: Vec<&str> = cx.problems.iter().filter(|d| d.rule == "openai/strict-null-absent").map(|d| d.path.as_str()).collect();
+        named.sort_unstable();
+        assert_eq!(named, ["/$defs/Node/properties/alias", "/$defs/Node/properties/note", "/properties/list"], "{:?}", cx.problems);
+        assert_eq!(c.plan.apply(json!({"list":null,"node":{"alias":null,"note":null,"next":null},"cleared":null})), json!({"node":{}}));
     }
 
     #[test]
