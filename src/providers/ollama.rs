@@ -27,7 +27,8 @@
 //!    (`ollama/strip-keyword`, "format: uri", "minimum: 1", "required: [\"n\"]"). `items` is
 //!    kept as it is, as Ollama keeps it, but for a tuple's: one schema for every item there,
 //!    `anyOf` the leading items' and the rest's (`ollama/tuple`).
-//! 5. The root: `type: "object"`; its other keywords removed. It has no description: its own
+//! 5. The root: `type: "object"`; its other keywords removed (its definitions too, which no
+//!    reference uses once all are inlined). It has no description: its own
 //!    (and the note that replaces a merged root combinator) goes to the end of the tool's
 //!    description ([`take_root_description`], by the converter; `ollama/root-description`),
 //!    and so does what another removed keyword meant (`ollama/strip-keyword`).
@@ -87,9 +88,15 @@ fn lower_root(o: JsonObject, cx: &mut Cx) -> Result<JsonObject> {
                 let props = lower_properties(value, cx)?;
                 out.put("properties", props);
             }
-            "required" | "items" | "$defs" => {
+            "required" | "items" => {
                 out.insert(key, value);
             }
+            // Every reference is inlined: what is left of the definitions, Ollama's `$defs` too,
+            // is used by nothing.
+            "$defs" | "definitions" => cx.at(&key, |cx| {
+                cx.change("ollama/strip-keyword", format!("`{key}` is used by no reference (every `$ref` is inlined); removed"));
+                Ok(())
+            })?,
             "description" if value.as_str().is_some_and(|d| !d.trim().is_empty()) => {
                 cx.at("description", |cx| {
                     cx.change("ollama/root-description", "Ollama reads no description on the parameters (only the tool's and its properties'): moved to the end of the tool's description");
@@ -523,6 +530,27 @@ mod tests {
         assert!(cx.problems.is_empty(), "{:?}", cx.problems);
         let rules: Vec<(&str, &str)> = cx.changes.iter().map(|d| (d.path.as_str(), d.rule)).collect();
         assert_eq!(rules, [("/description", "ollama/root-description"), ("/minProperties", "ollama/strip-keyword"), ("/title", "ollama/strip-keyword")]);
+    }
+
+    /// Every reference is inlined: definitions left at the root are used by nothing, and are
+    /// removed and reported, `$defs` as `definitions`, also where the root itself was a
+    /// reference into them.
+    #[test]
+    fn unused_root_definitions_are_removed_and_reported() {
+        let unused = json!({"X": {"type": "string", "format": "uri", "pattern": "^h"}});
+        for defs in ["$defs", "definitions"] {
+            let mut root = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+            root[defs] = unused.clone();
+            let mut by_ref = json!({"$ref": format!("#/{defs}/R")});
+            by_ref[defs] = json!({"R": {"type": "object", "properties": {"a": {"type": "string"}}}, "X": unused["X"]});
+            for input in [root, by_ref] {
+                let (s, cx) = run(input.clone());
+                assert!(only_kept(&s), "{input}: {s}");
+                assert_eq!(s, json!({"type": "object", "properties": {"a": {"type": "string"}}}), "{input}");
+                let at = format!("/{defs}");
+                assert!(cx.changes.iter().any(|d| d.rule == "ollama/strip-keyword" && d.path == at), "{input}: {:?}", cx.changes);
+            }
+        }
     }
 
     #[test]
