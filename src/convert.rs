@@ -2464,6 +2464,33 @@ mod tests {
         }
     }
 
+    /// An optional enum within OpenAI strict's limits stays strict: its null, which strict mode
+    /// adds for optionality, is a branch beside it, not a 1,001st value or a 251st past 15,000
+    /// characters (both APIs). An enum past a limit by itself still falls back, saying so.
+    #[test]
+    fn openai_strict_optional_enums_at_the_limits_stay_strict() {
+        let tool = |values: Vec<String>| serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"e": {"type": "string", "enum": values}}}}]);
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        let thousand: Vec<String> = (0..1000).map(|i| format!("v{i}")).collect();
+        let long: Vec<String> = (0..250).map(|i| format!("{i:0>61}")).collect();
+        for values in [thousand, long] {
+            let input = tool(values.clone());
+            let out = convert(input.clone(), Provider::OpenAi, &strict).unwrap();
+            let r = &out.report.tools[0];
+            assert_eq!(r.strict, Some(true), "{} values: {:?}", values.len(), r.problems);
+            let e = &out.tools[0]["function"]["parameters"]["properties"]["e"];
+            assert_eq!(*e, serde_json::json!({"anyOf": [{"type": "string", "enum": values}, {"type": "null"}]}), "{} values", values.len());
+            assert_eq!(out.name_map.resolve("t").unwrap().args.as_ref().unwrap().apply(serde_json::json!({"e": null})), serde_json::json!({}));
+            assert_eq!(convert_json(&input.to_string(), Provider::OpenAi, &strict).unwrap(), out.tools.to_string(), "{} values", values.len());
+        }
+        let input = tool((0..1001).map(|i| format!("v{i}")).collect());
+        let out = convert(input.clone(), Provider::OpenAi, &strict).unwrap();
+        let p = &out.report.tools[0].problems;
+        assert!(p.iter().any(|d| d.rule == "openai/strict-fallback" && d.message.contains("(1001 enum values")), "{p:?}");
+        assert_eq!(convert_json(&input.to_string(), Provider::OpenAi, &strict).unwrap(), out.tools.to_string());
+    }
+
     /// A root `allOf` whose branch is a reference (inheritance) keeps the referred properties
     /// and their `required` for every provider, through both APIs.
     #[test]

@@ -35,7 +35,7 @@ use bumpalo::Bump;
 
 use super::{plain, write_key, write_object, Levels, Map, Node, Required, Text};
 use crate::args::{ArgPlan, Fit};
-use crate::providers::openai::{Budget, STRICT_FORMATS};
+use crate::providers::openai::{Budget, NULL_BESIDE_ENUM, STRICT_FORMATS};
 use crate::providers::anthropic::ClaudeKey;
 use crate::providers::{anthropic, Provider};
 use crate::schema::lower::keyword_hint;
@@ -325,7 +325,21 @@ fn strict_object<'n, 'a>(
                             if strict.0.has("const") || (strict.0.has("anyOf") && (strict.0.has("type") || strict.0.has("enum"))) {
                                 return Err(Stop::General);
                             }
-                            widen_nullable(&mut strict);
+                            match raw(&strict.0, "enum") {
+                                // One with `null` may take it already, or not (its type says).
+                                Some(Node::Arr(values)) if values.len() >= NULL_BESIDE_ENUM && values.iter().any(|v| matches!(v, Node::Null)) => {
+                                    return Err(Stop::General);
+                                }
+                                // Its null a branch beside it, as the general path writes it.
+                                Some(Node::Arr(values)) if values.len() >= NULL_BESIDE_ENUM => {
+                                    let mut node = List::with_capacity_in(1, arena);
+                                    node.push(strict);
+                                    let mut wrapper = Map::new(List::with_capacity_in(1, arena));
+                                    wrapper.insert("anyOf", Val::AnyOf(node, true));
+                                    strict = Strict(wrapper, true);
+                                }
+                                _ => widen_nullable(&mut strict),
+                            }
                             if let Some(Val::EnumOrNull(values)) = strict.0.get("enum") {
                                 walk.budget.count_widened(values.len(), values.len() + 1, chars_of_strings(values), || string_chars(values));
                             }
@@ -1391,6 +1405,19 @@ mod tests {
             assert_eq!(took, Took::NotStrict, "{schema}");
             assert_eq!(f["strict"], json!(false));
         }
+    }
+
+    /// An optional enum of 250 values or more takes its null as an `anyOf` branch beside it, as
+    /// the general path writes it, here too; one that holds `null` goes the general way.
+    #[test]
+    fn a_large_optional_enum_takes_its_null_beside_it() {
+        let values: Vec<String> = (0..1000).map(|i| format!("v{i}")).collect();
+        let (f, took) = strict(json!({"type": "object", "properties": {"e": {"type": "string", "enum": values, "description": "d"}}}));
+        assert_eq!(took, Took::Strict);
+        assert_eq!(f["parameters"]["properties"]["e"], json!({"anyOf": [{"type": "string", "enum": values, "description": "d"}, {"type": "null"}]}));
+        let with_null: Vec<Value> = (0..300).map(|i| json!(format!("v{i}"))).chain([Value::Null]).collect();
+        let (f, took) = strict(json!({"type": "object", "properties": {"e": {"type": "string", "enum": with_null}}}));
+        assert_eq!((took, f["strict"].clone()), (Took::General, json!(true)));
     }
 
     #[test]

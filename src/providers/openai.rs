@@ -13,7 +13,8 @@
 //!    `null` type; keywords outside the strict subset removed, their meaning folded into the
 //!    description; formats outside the allowed list removed.
 //! 5. Every object: `additionalProperties: false`; every property required, the optional ones
-//!    widened to nullable (a `null` from the model is removed again by `prepareArguments`).
+//!    widened to nullable (a `null` from the model is removed again by `prepareArguments`; an
+//!    enum of 250 values or more gets it as an `anyOf` branch beside it, not as an enum value).
 //!    An object's own properties beside an `anyOf` of object branches go into each branch
 //!    (closed, a branch would refuse them). A `type` beside an `anyOf` whose branches are typed
 //!    within it goes (SDKs refuse the two together), and with an object's, its empty
@@ -41,6 +42,11 @@ use crate::text::Owned as _;
 
 /// Formats OpenAI strict mode accepts (`'uri' is not a valid format`, posit-dev/chatlas#255).
 pub(crate) const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+
+/// The size of an enum from which an optional property's `null` is written as an `anyOf` branch
+/// beside it, not added to it: 250 values, where a 251st would make it a large enum (15,000
+/// characters at most), and short of the 1,000 values a schema may hold.
+pub(crate) const NULL_BESIDE_ENUM: usize = 250;
 
 /// Keywords OpenAI strict mode accepts.
 pub(crate) const STRICT_KEYWORDS: &[&str] = &[
@@ -559,6 +565,8 @@ pub(crate) struct Budget {
     pub properties: usize,
     pub depth: usize,
     pub enum_values: usize,
+    /// Of those, the values that making optional properties nullable added.
+    pub added_values: usize,
     pub chars: usize,
     /// The first enum of more than 250 strings that totals more than 15,000 characters: (values, characters).
     pub large_enum: Option<(usize, usize)>,
@@ -584,6 +592,7 @@ impl Budget {
     /// made before, did not have them: an enum of 1,000 is sent with 1,001.
     pub(crate) fn count_widened(&mut self, before: usize, values: usize, chars: usize, string_chars: impl FnOnce() -> Option<usize>) {
         self.enum_values += values.saturating_sub(before);
+        self.added_values += values.saturating_sub(before);
         self.check_large_enum(values, chars, string_chars);
     }
 
@@ -600,6 +609,7 @@ impl Budget {
         self.properties += other.properties;
         self.depth = self.depth.max(other.depth);
         self.enum_values += other.enum_values;
+        self.added_values += other.added_values;
         self.chars += other.chars;
         self.large_enum = self.large_enum.or(other.large_enum);
         self.null_by_reference.extend(other.null_by_reference);
@@ -612,7 +622,11 @@ impl Budget {
         } else if self.depth > 10 {
             Some(format!("{} levels of nesting, more than the 10 allowed", self.depth))
         } else if self.enum_values > 1000 {
-            Some(format!("{} enum values, more than the 1,000 allowed", self.enum_values))
+            let added = match self.added_values {
+                0 => String::new(),
+                n => format!(" ({n} of them added to make optional properties nullable)"),
+            };
+            Some(format!("{} enum values{added}, more than the 1,000 allowed", self.enum_values))
         } else if self.chars > 120_000 {
             Some(format!("{} characters of names and enum values, more than the 120,000 allowed", self.chars))
         } else if let Some((values, bytes)) = self.large_enum {
@@ -773,7 +787,14 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
                 }
                 if !required.contains(name) {
                     let before = enum_len(sub);
-                    widen_nullable(sub);
+                    if before >= NULL_BESIDE_ENUM && !allows_null(sub) {
+                        // Its null a branch beside it, not a value of the enum, where it would
+                        // count against the limits on enum values and take an enum within them past.
+                        let node = std::mem::take(sub);
+                        *sub = object([("anyOf", Value::Array(vec![node, object([("type", string("null"))])]))]);
+                    } else {
+                        widen_nullable(sub);
+                    }
                     if let Some(Value::Array(e)) = sub.get("enum").filter(|_| enum_len(sub) > before) {
                         let chars = e.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum::<usize>();
                         budget.count_widened(before, e.len(), chars, || string_chars(e));
@@ -1195,11 +1216,12 @@ mod tests {
             json!({"type":"object","properties":props,"required":names})
         };
         let cases = [
-            // 1,000 values, required: 1,000 sent; optional: 1,001.
+            // 1,000 values, required or optional: 1,000 sent (the optional one's null a branch
+            // beside it); 1,001 are past the limit either way.
             (one(json!({"type":"string","enum":values(1000, 5)}), true), true),
-            (one(json!({"type":"string","enum":values(1000, 5)}), false), false),
-            (one(json!({"type":"string","enum":values(999, 5)}), false), true),
-            // Ten optional enums of 100: 1,010 sent.
+            (one(json!({"type":"string","enum":values(1000, 5)}), false), true),
+            (one(json!({"type":"string","enum":values(1001, 5)}), false), false),
+            // Ten optional enums of 100: 1,010 sent, the reason saying which 10 strict mode added.
             (many(10, 100, true), true),
             (many(10, 100, false), false),
             // A const of 120,001 characters counts as an enum value's characters would.
@@ -1209,15 +1231,20 @@ mod tests {
             (one(json!({"type":"string","const":"\u{e9}".repeat(70_000)}), true), true),
             (one(json!({"type":"string","enum":["\u{e9}".repeat(70_000)]}), true), true),
             (one(json!({"type":"string","const":"\u{e9}".repeat(120_001)}), true), false),
-            // 250 strings of 73 characters (18,250): more than 250 values once `null` is added.
+            // 250 strings of 73 characters (18,250): 250 values, optional too (its null beside
+            // the enum); 251 are past the large enums' 15,000 characters.
             (one(json!({"type":"string","enum":values(250, 73)}), true), true),
-            (one(json!({"type":"string","enum":values(250, 73)}), false), false),
+            (one(json!({"type":"string","enum":values(250, 73)}), false), true),
+            (one(json!({"type":"string","enum":values(251, 73)}), false), false),
         ];
         for (i, (schema, strict)) in cases.into_iter().enumerate() {
             let (c, cx) = run(schema.clone(), true);
             assert_eq!(c.strict, Some(strict), "case {i}: {:?}", cx.problems);
             if !strict {
                 assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback"), "case {i}: {:?}", cx.problems);
+            }
+            if i == 4 {
+                assert!(cx.problems.iter().any(|d| d.message.contains("1010 enum values (10 of them added to make optional properties nullable)")), "case {i}: {:?}", cx.problems);
             }
             let tools = json!([{"name":"t","inputSchema":schema}]);
             let mut opts = crate::convert::ConvertOptions::default();
