@@ -65,8 +65,8 @@ pub struct Report {
 ///   where only the object has `a`: the object's).
 ///
 /// A path that leads into an inlined `$ref` goes on into the definition as if it stood in that
-/// place (it is not rewritten to the definition's own path: each place is reported). What no
-/// rewrite explains is left as it is.
+/// place (it is not rewritten to the definition's own path: each place is reported), the
+/// definition's own rewrites undone there too. What no rewrite explains is left as it is.
 pub(crate) fn input_paths(input: &Value, diags: &mut Vec<Diagnostic>) {
     if diags.is_empty() {
         return;
@@ -118,9 +118,22 @@ fn input_path(input: &Value, path: &str) -> Option<String> {
     // there, the index of the first token inside the branch).
     let mut owners: Vec<(&Value, usize, usize)> = Vec::new();
     let mut i = 0;
+    // References followed to reach the current token (a loop of them ends the walk).
+    let mut hops = 0;
     while i < tokens.len() {
         let t = tokens[i].as_str();
         let next = tokens.get(i + 1).map(String::as_str);
+        // A reference inlined here: the path goes on in its target as if it stood in this place.
+        if let Some(Value::String(r)) = cur.get("$ref").filter(|_| cur.get(t).is_none()) {
+            let Some(target) = crate::schema::refs::lookup(input, r).filter(|_| hops < 32) else {
+                push_rest(&mut out, &tokens[i..]);
+                break;
+            };
+            cur = target;
+            hops += 1;
+            continue;
+        }
+        hops = 0;
         let o = cur.as_object();
         let has = |k: &str| o.is_some_and(|o| o.contains_key(k));
         let index = next.and_then(|n| n.parse::<usize>().ok());
@@ -342,6 +355,31 @@ mod path_tests {
                 assert_eq!(t2.iter().filter(|d| d.rule == "gemini/nullable").map(|d| d.path.as_str()).collect::<Vec<_>>(), ["/properties/d/properties/shared"], "{provider:?}");
             }
         }
+    }
+
+    /// A union nested in a union through a reference, spliced into it for Gemini: a change
+    /// inside the nested union's second branch points into that branch, as the input has it
+    /// (the reference's place, then its target), not to the outer union's second branch.
+    #[test]
+    fn paths_into_a_union_behind_a_reference_stay_in_it() {
+        use crate::convert::{convert, ConvertOptions};
+        use crate::providers::Provider;
+        let input = json!({"type": "object", "properties": {"p": {"anyOf": [{"$ref": "#/$defs/U"}, {"type": "string"}]}, "q": {"$ref": "#/$defs/O"}},
+            "$defs": {"U": {"anyOf": [{"type": "object", "properties": {"a": {"const": "x"}}}, {"type": "object", "properties": {"b": {"const": "y"}}}]},
+                      "O": {"oneOf": [{"type": "string", "format": "email"}, {"type": "integer"}]}}});
+        let out = convert(json!([{"name": "t", "inputSchema": input}]), Provider::Gemini, &ConvertOptions::default()).unwrap();
+        let said: Vec<(&str, &str)> = out.report.tools[0].changes.iter().map(|d| (d.path.as_str(), d.rule)).collect();
+        for expected in [
+            ("/properties/p/anyOf/0/anyOf/0/properties/a", "gemini/const"),
+            ("/properties/p/anyOf/0/anyOf/1/properties/b", "gemini/const"),
+            ("/properties/q/oneOf/0", "gemini/strip-keyword"),
+        ] {
+            assert!(said.contains(&expected), "{expected:?} not in {said:?}");
+        }
+        assert!(!said.iter().any(|(p, _)| p.starts_with("/properties/p/anyOf/1/")), "{said:?}");
+        // A reference that leads round to itself ends the walk: the rest as it was.
+        let looped = json!({"properties": {"p": {"$ref": "#/properties/p"}}});
+        assert_eq!(input_path(&looped, "/properties/p/anyOf/1/type"), None);
     }
 
     #[test]
