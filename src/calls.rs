@@ -353,7 +353,18 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
         None => String::new(),
     };
     let what = if stream { "stream error" } else { "error" };
-    Some(Error::new(ErrorCode::ProviderError, format!("{} {what}{kind}{message}", format.label())).with_detail("providerError", body.clone()))
+    let mut sent = body.clone();
+    // A Bedrock exception's kind is its event's key (`throttlingException`): kept as the `type`
+    // Anthropic's errors have, for a caller to tell what to retry without reading the message.
+    if let (Some((k, _)), Value::Object(e)) = (o.iter().find(|(k, e)| k.ends_with("Exception") && e.is_object() && o.len() == 1), &mut sent) {
+        if !e.contains_key("type") {
+            let mut typed = Map::new();
+            typed.insert("type".into(), Value::String(k.clone()));
+            typed.extend(std::mem::take(e));
+            *e = typed;
+        }
+    }
+    Some(Error::new(ErrorCode::ProviderError, format!("{} {what}{kind}{message}", format.label())).with_detail("providerError", sent))
 }
 
 /// What a Gemini `finishReason` that says the model's tool call failed means, and what to do:
@@ -519,6 +530,29 @@ fn foreign(items: &[Value], format: CallFormat, in_array: bool) -> Option<Error>
         )
         .with_detail("looksLike", other.label()),
     )
+}
+
+/// The format, of another family than `format`'s (OpenAI Chat and Ollama share one), whose
+/// stream has `event` as a piece of a tool call: a Chat chunk's `delta.tool_calls`, a Responses
+/// function call's item or arguments delta, an Anthropic `tool_use` block's start, a Gemini
+/// chunk's `functionCall` part, a Bedrock `toolUse` block's start.
+fn foreign_event(event: &Value, format: CallFormat) -> Option<CallFormat> {
+    use CallFormat::*;
+    let family = |f: CallFormat| if f == Ollama { OpenAi } else { f };
+    let ty = event.get("type").and_then(Value::as_str);
+    let any = |v: Option<&Value>, f: &dyn Fn(&Value) -> bool| v.and_then(Value::as_array).is_some_and(|a| a.iter().any(f));
+    let holds = |f: CallFormat| match f {
+        OpenAi => any(event.get("choices"), &|c| c.pointer("/delta/tool_calls").and_then(Value::as_array).is_some_and(|t| !t.is_empty())),
+        OpenAiResponses => {
+            ty == Some("response.function_call_arguments.delta")
+                || (matches!(ty, Some("response.output_item.added" | "response.output_item.done")) && event.pointer("/item/type").and_then(Value::as_str) == Some("function_call"))
+        }
+        Anthropic => ty == Some("content_block_start") && event.pointer("/content_block/type").and_then(Value::as_str) == Some("tool_use"),
+        Gemini => any(event.get("candidates"), &|c| any(c.pointer("/content/parts"), &|p| p.get("functionCall").is_some())),
+        Bedrock => event.pointer("/contentBlockStart/start/toolUse").is_some(),
+        Ollama => false,
+    };
+    [OpenAi, OpenAiResponses, Anthropic, Gemini, Bedrock].into_iter().filter(|&f| family(f) != family(format)).find(|&f| holds(f))
 }
 
 /// The format, other than `format` (and the one sharing its shapes: OpenAI Chat and Ollama),
@@ -2680,6 +2714,19 @@ impl Accumulator {
         if let Some(e) = event.as_object().and_then(|o| interactions_error(o, self.format, "the event", "a Gemini or Vertex accumulator")) {
             return Err(e);
         }
+        // A piece of a tool call as another provider streams it: no event of this one's, which
+        // would be passed over, and the call lost without a word.
+        if let Some(other) = foreign_event(event, self.format) {
+            let hint = match (self.format, other) {
+                (CallFormat::Bedrock, CallFormat::Anthropic) => " (Bedrock's InvokeModelWithResponseStream streams Claude's events as Anthropic's: read them with \"anthropic\"; \"bedrock\" reads ConverseStream's)",
+                _ => "",
+            };
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("the event holds a tool call as {} streams it, and no {} stream has it: push it to an accumulator for the provider it came from{hint}", other.label(), self.format.label()),
+            )
+            .with_detail("looksLike", other.label()));
+        }
         shape::check_event(event, self.format)?;
         self.thrown = None;
         let next = self.next_turn(event);
@@ -4353,6 +4400,12 @@ mod tests {
             let (got, detail) = provider_failure(acc.push(&event, None));
             assert_eq!(got, message, "{format:?}");
             assert!(detail.is_object() || detail.is_string() || detail.is_null(), "{format:?}: {detail}");
+            // A Bedrock exception's kind is kept as its `type`, beside what it sent.
+            if format == CallFormat::Bedrock {
+                let kind = event.as_object().unwrap().keys().next().unwrap().clone();
+                assert_eq!(detail["type"], kind.as_str(), "{detail}");
+                assert!(event[kind.as_str()].as_object().unwrap().iter().all(|(k, v)| detail[k] == *v), "{detail}");
+            }
             assert!(acc.finish(None).unwrap().is_empty());
         }
         // The call completed before the error in the same text comes next; the accumulator goes on.
@@ -5911,6 +5964,43 @@ mod tests {
             assert_eq!((calls[0].provider_name.as_str(), &calls[0].arguments), (want, &json!({"path": "a"})));
             assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], want);
         }
+    }
+
+    /// A piece of a tool call as another provider streams it is `INVALID_INPUT` naming that
+    /// provider (it was passed over, the call lost without a word), in every accumulator of another
+    /// family; the accumulator reads its own events after it.
+    #[test]
+    fn another_providers_tool_call_event_is_refused_naming_it() {
+        let pieces = [
+            (CallFormat::OpenAi, json!({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"t","arguments":""}}]}}]})),
+            (CallFormat::OpenAiResponses, json!({"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc","call_id":"c","name":"t","arguments":""}})),
+            (CallFormat::OpenAiResponses, json!({"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc","delta":"{"})),
+            (CallFormat::Anthropic, json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"t","input":{}}})),
+            (CallFormat::Gemini, json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":{"name":"t","args":{}}}]}}]})),
+            (CallFormat::Bedrock, json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"u","name":"t"}}}})),
+        ];
+        let family = |f: CallFormat| if f == CallFormat::Ollama { CallFormat::OpenAi } else { f };
+        for format in [CallFormat::OpenAi, CallFormat::Ollama, CallFormat::OpenAiResponses, CallFormat::Anthropic, CallFormat::Gemini, CallFormat::Bedrock] {
+            for (from, event) in &pieces {
+                let mut acc = Accumulator::new(format);
+                if family(*from) == family(format) {
+                    assert!(acc.push(event, None).is_ok(), "{format:?}: {event}");
+                    continue;
+                }
+                let e = acc.push(event, None).unwrap_err();
+                assert_eq!((e.code, e.details.as_ref().and_then(|d| d.get("looksLike")).cloned()), (ErrorCode::InvalidInput, Some(json!(from.label()))), "{format:?}: {event}");
+                assert_eq!(e.message.contains("InvokeModelWithResponseStream"), format == CallFormat::Bedrock && *from == CallFormat::Anthropic, "{}", e.message);
+            }
+        }
+        // Usable after it: its own stream read as before.
+        let mut acc = Accumulator::new(CallFormat::Bedrock);
+        assert!(acc.push(&pieces[3].1, None).is_err());
+        push(&mut acc, &pieces[5].1, None);
+        push(&mut acc, &json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}}}}), None);
+        push(&mut acc, &json!({"contentBlockStop":{"contentBlockIndex":0}}), None);
+        let mut calls = push(&mut acc, &json!({"messageStop":{"stopReason":"tool_use"}}), None);
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["t"]);
     }
 
     /// A Chat call sent without an id (StepFun, kimi on NVIDIA, DeepSeek on SiliconFlow stream

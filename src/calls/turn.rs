@@ -1170,7 +1170,7 @@ impl Turn {
                     // every such server takes too. Ollama's own endpoint wants the object.
                     if chat_names {
                         for call in &mut calls {
-                            as_json_text(call.pointer_mut("/function/arguments"));
+                            chat_arguments(call);
                         }
                     }
                     m.insert("tool_calls".into(), Value::Array(calls));
@@ -1275,6 +1275,10 @@ impl Part {
             if let Some(slot) = value_at(&mut v, input) {
                 *slot = parsed;
             }
+        } else if let Some(slot) = input.iter().try_fold(&mut v, |cur, k| cur.get_mut(*k)).filter(|s| !input.is_empty() && !s.is_object()) {
+            // An `input` the block's start gave that is no object (`null`, a string), with no
+            // delta after it: `{}`, as Anthropic takes none other back (and as it is read).
+            *slot = Value::Object(Map::new());
         }
         if let Some(bytes) = &self.bytes {
             let at: &[&str] = if v.get("image").is_some() { &["image", "source", "bytes"] } else { &["reasoningContent", "redactedContent"] };
@@ -1297,6 +1301,21 @@ impl Part {
 /// start may give an empty one, to be filled by a later delta).
 fn signed(block: &Value) -> bool {
     block.get("signature").and_then(Value::as_str).is_some_and(|s| !s.is_empty())
+}
+
+/// A Chat call's arguments as a history takes them back: JSON text ([`as_json_text`]), and where
+/// the model's text is none (a call of no arguments streamed without any, or `null`), blank, or
+/// no JSON (cut short by the token limit), `{}`: OpenAI-compatible servers read every call's
+/// arguments in a history as JSON and refuse the request otherwise (vLLM, gateways), in this turn
+/// and every later one. Such a call was read as no arguments, or refused (`INVALID_ARGUMENTS`,
+/// answered by its error result), never made with what the text held.
+fn chat_arguments(call: &mut Value) {
+    let Some(f) = call.get_mut("function").and_then(Value::as_object_mut) else { return };
+    let args = f.entry("arguments").or_insert(Value::Null);
+    as_json_text(Some(&mut *args));
+    if args.as_str().is_none_or(|t| super::read_repaired(t).is_err()) {
+        *args = string("{}");
+    }
 }
 
 /// A call's arguments as the JSON text Chat and Responses take back: a value a server sent
@@ -1343,6 +1362,46 @@ mod tests {
 
     fn gh_map() -> NameMap {
         NameMap::build(&[(Some("gh"), "create_issue")], &NamingOptions::default(), NameRule::Strict).0
+    }
+
+    /// A Chat call whose arguments text is no JSON (none, `null`, blank, cut short by the token
+    /// limit) is written back as `{}`, which OpenAI-compatible servers take in a history (they
+    /// refuse the request otherwise); JSON text is as the model sent it.
+    #[test]
+    fn a_chat_turn_writes_arguments_that_are_no_json_as_an_empty_object() {
+        let chunk = |delta: Value, finish: Option<&str>| json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":delta,"finish_reason":finish}]});
+        let call = |function: Value| chunk(json!({"role":"assistant","tool_calls":[{"index":0,"id":"a","type":"function","function":function}]}), None);
+        for (function, finish, want, error) in [
+            (json!({"name":"ping"}), "tool_calls", "{}", false),
+            (json!({"name":"ping","arguments":null}), "tool_calls", "{}", false),
+            (json!({"name":"ping","arguments":" \n"}), "tool_calls", "{}", false),
+            (json!({"name":"ping","arguments":"{\"q\":\"ab"}), "length", "{}", true),
+            (json!({"name":"ping","arguments":"{\"q\": \"ab\"}"}), "tool_calls", "{\"q\": \"ab\"}", false),
+            (json!({"name":"ping","arguments":"[1]"}), "tool_calls", "[1]", true),
+        ] {
+            let (calls, turn) = run(CallFormat::OpenAi, &[call(function.clone()), chunk(json!({}), Some(finish))], None);
+            assert_eq!(turn["tool_calls"][0]["function"]["arguments"], want, "{function}");
+            assert_eq!(calls[0].error.is_some(), error, "{function}: {:?}", calls[0].error);
+        }
+    }
+
+    /// An Anthropic tool_use whose start gives an `input` that is no object, with no delta after
+    /// it, is `{}` in the turn (as it is read), which is all Anthropic takes back.
+    #[test]
+    fn an_anthropic_tool_use_started_without_an_object_input_is_written_with_an_empty_one() {
+        for input in [Value::Null, json!("x"), json!([1]), json!(3)] {
+            let events = [
+                json!({"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[]}}),
+                json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"ping","input":input}}),
+                json!({"type":"content_block_stop","index":0}),
+                json!({"type":"message_delta","delta":{"stop_reason":"tool_use"}}),
+            ];
+            let (_, turn) = run(CallFormat::Anthropic, &events, None);
+            assert_eq!(turn["content"], json!([{"type":"tool_use","id":"t","name":"ping","input":{}}]), "{input}");
+        }
+        // A text block gains no input.
+        let text = [json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":"hi"}}), json!({"type":"content_block_stop","index":0})];
+        assert_eq!(run(CallFormat::Anthropic, &text, None).1["content"], json!([{"type":"text","text":"hi"}]));
     }
 
     #[test]

@@ -692,8 +692,15 @@ fn stream_holder(v: &JsValue, plain: bool) -> Option<String> {
             "stream event is an Error ({name}), thrown by the SDK, not an event: the stream ended there; call finish() for the calls read before it (one cut short comes with INVALID_ARGUMENTS)"
         ));
     }
+    // Their own fields only, which an SDK's result has: a getter of an event's class is not read
+    // (@google/genai's `GenerateContentResponse.data` warns on the console each time it is).
+    let own: Vec<String> = caught::keys(v).map(|k| k.iter().filter_map(|k| k.as_string()).collect()).unwrap_or_default();
     let mut response = JsValue::UNDEFINED;
     for key in ["stream", "body", "data", "response"] {
+        if !own.iter().any(|k| k == key) {
+            response = JsValue::UNDEFINED;
+            continue;
+        }
         let field = get_loose(v, key);
         if field.is_object() && (is_stream(&field) || get_loose(&field, "then").is_function()) {
             return Some(format!(
@@ -703,7 +710,7 @@ fn stream_holder(v: &JsValue, plain: bool) -> Option<String> {
         // The last one read: `response`, which is read once.
         response = field;
     }
-    let alone = || caught::keys(v).is_ok_and(|k| k.length() == 1);
+    let alone = || own.len() == 1;
     (response.is_object() && get(v, "type").is_undefined() && alone())
         .then(|| "stream event is an SDK's result holding the response in its response (@google/generative-ai's generateContent()): push result.response".owned())
 }

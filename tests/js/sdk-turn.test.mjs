@@ -106,7 +106,10 @@ function chatSendBack(m) {
   void parsed, void annotations;
   const out = { ...rest };
   if (refusal != null) out.refusal = refusal;
-  if (tool_calls) out.tool_calls = tool_calls.map(({ function: { parsed_arguments, ...f }, ...c }) => (void parsed_arguments, { ...c, function: f }));
+  // A call's arguments that are no JSON (none streamed: "") as "{}", which toolwire writes and every
+  // OpenAI-compatible server takes in a history (vLLM and gateways refuse "").
+  const sent = (f) => ({ ...f, arguments: f.arguments.trim() === "" ? "{}" : f.arguments });
+  if (tool_calls) out.tool_calls = tool_calls.map(({ function: { parsed_arguments, ...f }, ...c }) => (void parsed_arguments, { ...c, function: sent(f) }));
   return out;
 }
 
