@@ -939,7 +939,8 @@ export class ToolwireError extends Error {
   readonly lost?: { uri: string; code: ToolwireErrorCode; message: string }[];
   /**
    * `PROVIDER_ERROR`: the provider's error as it sent it, e.g. `{type: "overloaded_error", message: "Overloaded"}`
-   * (Anthropic), `{code: 503, message, status: "UNAVAILABLE"}` (Gemini), `{message}` (a Bedrock exception), the
+   * (Anthropic), `{code: 503, message, status: "UNAVAILABLE"}` (Gemini), `{type: "throttlingException", message}` (a Bedrock
+   * exception, its event's key as the `type` Anthropic's have), the
    * text of Ollama's `error`; `null` for a Responses `response.failed` without one. For a Gemini candidate that
    * ended at a tool call that failed, its `finishReason` and `finishMessage` (when it has one), e.g.
    * `{finishReason: "MALFORMED_FUNCTION_CALL", finishMessage: "Malformed function call: print(default_api.search(...))"}`.
@@ -1650,8 +1651,12 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * Returns the calls it completed (often none): with several choices (Chat's `n > 1`) or candidates (Gemini), the
    * first's (of `index` 0), as `message()` is the first's, so that the results sent answer the calls of the turn sent
    * (the others' are not read). An event of a kind the provider's stream does not have (a kind
-   * added since, or another provider's event) is passed over without an error, so an accumulator made for the
-   * wrong provider finds no calls: give it the provider whose stream it reads. A response not streamed is read whole
+   * added since, or another provider's text or other event) is passed over without an error; but one that holds a
+   * tool call as another provider streams it (a Chat chunk's `delta.tool_calls`, a Responses `function_call` item or
+   * its arguments' delta, an Anthropic `tool_use` block's start, a Gemini `functionCall` part, a Bedrock `toolUse`
+   * block's start: Bedrock's InvokeModelWithResponseStream with Claude streams Anthropic's events) is `INVALID_INPUT`
+   * with `looksLike` naming that provider, as {@link parseToolCalls} says it: give the accumulator the provider whose
+   * stream it reads. A response not streamed is read whole
    * as its one event for Chat, Ollama and Gemini (its calls and `message()` as the stream's would be); an Anthropic
    * Message (`type: "message"`), a Responses response (`object: "response"`) or a Bedrock Converse response
    * (`output.message`), which no stream event is, is `INVALID_INPUT`: give it to {@link parseToolCalls}. So is a part
@@ -3216,7 +3221,12 @@ export class McpClient {
    * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`). A result without `content` resolves with
    * `content: []` (as the MCP SDK's `CallToolResultSchema` defaults it), an `isError` of another type than boolean
    * made the boolean {@link McpCallToolResult.isError} reads it as (a server's `"false"` is `false`), its other
-   * fields as the server sent them.
+   * fields as the server sent them. A result that is no `CallToolResult` rejects with `PROTOCOL` naming what is wrong
+   * (with the `result`), as the MCP SDK's client refuses it: not an object, a `content` that is not an array, or a
+   * block of it that is not an object with a string `type`, or of a type MCP defines without the string fields it
+   * requires (a `text` block's `text`, an `image`'s or `audio`'s `data` and `mimeType`, a `resource_link`'s `uri` and
+   * `name`, a `resource`'s `resource` with a `uri` and a `text` or `blob`): the blocks are what their types say. A
+   * block of a type MCP does not define is kept, as is image `data` that is no base64 (a URL).
    *
    * A tool that the last tools listing marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
    * when the server (a 2025-11-25 one) declares `capabilities.tasks.requests.tools.call`: the call creates it, `tasks/get` polls it at

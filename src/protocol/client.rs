@@ -5600,19 +5600,45 @@ fn output_violations(schema: Option<&Value>, result: &Value) -> Vec<crate::schem
 }
 
 /// What keeps a `tools/call` result from being a `CallToolResult`, as every revision has one: an
-/// object whose `content`, when it has one, is an array (of content blocks). The rest is left to
-/// the revisions' leeway: `content` may be missing (`{}`, a result with nothing to show, as the
-/// SDKs read it; a task's creation), `structuredContent` may be any JSON value (2026-07-28), and
-/// fields toolwire does not know are kept.
+/// object whose `content`, when it has one, is an array of content blocks: objects with a string
+/// `type`, those of a type MCP defines with the string fields it requires (a text block's `text`,
+/// an image's or audio's `data` and `mimeType`, a resource link's `uri` and `name`, an embedded
+/// resource's `resource` with a `uri` and a `text` or `blob`), as the MCP SDK's client requires
+/// them and the package's types promise them. The rest is left to the revisions' leeway:
+/// `content` may be missing (`{}`, a result with nothing to show, as the SDKs read it; a task's
+/// creation), a block of a type MCP does not define yet is kept, as are fields toolwire does not
+/// know and image data that is no base64 (a URL, said as such when flattened); `structuredContent`
+/// may be any JSON value (2026-07-28).
 fn call_result_problem(result: &Value) -> Option<String> {
     match result {
         Value::Object(o) => match o.get("content") {
-            Some(c) if !c.is_array() => Some(format!("its content is not an array of content blocks ({})", shown(c))),
-            _ => None,
+            Some(Value::Array(blocks)) => blocks.iter().enumerate().find_map(|(i, b)| call_block_problem(b).map(|why| format!("content[{i}] {why}"))),
+            Some(c) => Some(format!("its content is not an array of content blocks ({})", shown(c))),
+            None => None,
         },
         Value::Null => Some("it is not an object (null)".owned()),
         other => Some(format!("it is not an object ({})", shown(other))),
     }
+}
+
+/// What keeps a block of a `tools/call` result's content from being a content block
+/// ([`call_result_problem`]).
+fn call_block_problem(block: &Value) -> Option<String> {
+    let Value::Object(b) = block else { return Some(format!("is not an object ({})", shown(block))) };
+    let string = |k: &str| b.get(k).is_some_and(Value::is_string);
+    let needs = match b.get("type").and_then(Value::as_str) {
+        None => return Some(format!("has no string `type` ({})", shown(block))),
+        Some("text") => (!string("text")).then_some("a string `text`"),
+        Some("image" | "audio") => (!string("data") || !string("mimeType")).then_some("a string `data` and `mimeType`"),
+        Some("resource_link") => (!string("uri") || !string("name")).then_some("a string `uri` and `name`"),
+        Some("resource") => match b.get("resource") {
+            Some(Value::Object(r)) => (!r.get("uri").is_some_and(Value::is_string) || !(r.get("text").is_some_and(Value::is_string) || r.get("blob").is_some_and(Value::is_string)))
+                .then_some("a `resource` with a string `uri` and a string `text` or `blob`"),
+            _ => Some("a `resource` object"),
+        },
+        Some(_) => None,
+    };
+    needs.map(|needs| format!("is a {} block without {needs} ({})", b["type"].as_str().unwrap_or_default(), shown(block)))
 }
 
 /// What keeps the request handler's answer to a server's `elicitation/create` or

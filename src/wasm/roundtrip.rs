@@ -266,6 +266,10 @@ impl JsAccumulator {
     /// body's reader yields), a character split across two chunks joined again.
     /// Returns the calls it completed (often none).
     pub fn push(&mut self, event: JsValue) -> Result<JsValue, Error> {
+        // Said as it is: read as JSON it would be `null`.
+        if event.is_undefined() {
+            return Err(Error::new(ErrorCode::InvalidInput, "a stream event must be an object, got undefined"));
+        }
         let text = match event.dyn_ref::<js_sys::JsString>() {
             Some(s) => Some(crate::wasm::interop::json_string_text(s, "the event")?),
             None => None,
@@ -495,6 +499,8 @@ fn result_options(options: &JsValue, function: &str) -> Result<ResultOptions, Er
                     ("imageMessage", Value::Bool(b)) => opts.image_message = b,
                     ("multimodal", Value::Bool(b)) => opts.multimodal = b,
                     ("bedrockStatus", Value::Bool(b)) => opts.bedrock_status = b,
+                    // `null` is the default, as for the caps.
+                    (_, Value::Null) => {}
                     ("imageMessage" | "multimodal" | "bedrockStatus", other) => {
                         return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {}", crate::text::to_string(&other))))
                     }

@@ -232,3 +232,33 @@ test("a cap given as -Infinity is refused in JS's words, and a result's JSON tex
     assert.throws(f, { code: "INVALID_INPUT", message: /got a string of JSON text: pass JSON\.parse\(text\)/ });
   }
 });
+
+test("null for a boolean result option is its default, as it is for a cap", () => {
+  const shot = { content: [{ type: "image", data: PNG, mimeType: "image/png" }] };
+  for (const key of ["imageMessage", "multimodal", "bedrockStatus", "maxChars"]) {
+    for (const provider of ["openai", "openai-responses", "bedrock"]) {
+      assert.deepEqual(tw.toolResultMessage({ id: "c1", name: "t" }, shot, provider, { [key]: null }), tw.toolResultMessage({ id: "c1", name: "t" }, shot, provider), `${key} ${provider}`);
+    }
+  }
+  assert.throws(() => tw.toolResultMessage({ id: "c1", name: "t" }, shot, "openai", { multimodal: "yes" }), { code: "INVALID_OPTIONS", message: /options\.multimodal has the wrong type/ });
+});
+
+test("ToolCallAccumulator: another provider's tool call is refused naming it; an event's class getters are not read", () => {
+  const acc = new tw.ToolCallAccumulator("bedrock");
+  const claude = { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t", name: "ping", input: {} } };
+  const enc = (o) => ({ chunk: { bytes: new TextEncoder().encode(JSON.stringify(o)) } });
+  for (const event of [claude, enc(claude)]) {
+    assert.throws(() => acc.push(event), (e) => e.code === "INVALID_INPUT" && e.looksLike === "Anthropic" && /InvokeModelWithResponseStream/.test(e.message));
+  }
+  assert.throws(() => acc.push(undefined), { code: "INVALID_INPUT", message: /got undefined$/ });
+  // A Gemini SDK's chunk, a class whose `data` getter warns on the console each time it is read.
+  let reads = 0;
+  class Chunk {
+    constructor(o) { Object.assign(this, o); }
+    get data() { reads++; return undefined; }
+  }
+  const gemini = new tw.ToolCallAccumulator("gemini");
+  const calls = gemini.push(new Chunk({ candidates: [{ index: 0, content: { role: "model", parts: [{ functionCall: { name: "ping", args: {} } }] }, finishReason: "STOP" }] }));
+  assert.deepEqual([...calls, ...gemini.finish()].map((c) => c.providerName), ["ping"]);
+  assert.equal(reads, 0);
+});

@@ -5924,7 +5924,18 @@ fn an_error_status_whose_body_never_ends_is_that_status() {
 /// the model an empty text that was no error); what the revisions allow passes.
 #[test]
 fn a_call_result_that_is_no_call_tool_result_is_a_protocol_error() {
-    for bad in [json!(null), json!("hello"), json!({"content": "hello"}), json!({"content": {"type": "text", "text": "x"}}), json!([{"type": "text", "text": "x"}])] {
+    // Blocks without what their type requires (the types promise it: `b.text.toUpperCase()`).
+    let blocks = [
+        json!({"content": [{"type": "text", "text": 5}]}),
+        json!({"content": [{"type": "text", "text": "ok"}, {"type": "image"}]}),
+        json!({"content": [{"type": "audio", "data": "AAAA"}]}),
+        json!({"content": ["hello"]}),
+        json!({"content": [{"text": "no type"}]}),
+        json!({"content": [{"type": "resource_link", "uri": "file:///a"}]}),
+        json!({"content": [{"type": "resource", "resource": {"uri": "file:///a"}}]}),
+        json!({"content": [{"type": "resource", "uri": "file:///a", "text": "x"}]}),
+    ];
+    for bad in [json!(null), json!("hello"), json!({"content": "hello"}), json!({"content": {"type": "text", "text": "x"}}), json!([{"type": "text", "text": "x"}])].into_iter().chain(blocks) {
         let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(bad.clone())]);
         block_on(h.client.connect()).unwrap();
         let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
@@ -5940,7 +5951,9 @@ fn a_call_result_that_is_no_call_tool_result_is_a_protocol_error() {
         assert_eq!(e.code, ErrorCode::Protocol, "{bad}: {e}");
         assert_eq!(e.details.as_ref().unwrap()["server"], "s");
     }
-    for good in [json!({}), json!({"content": []}), json!({"content": [{"type": "text", "text": "x"}], "isError": true}), json!({"structuredContent": 5, "_meta": {}})] {
+    // A block of a type MCP does not define (yet), image data that is a URL: kept.
+    let kept = [json!({"content": [{"type": "widget", "spec": {}}]}), json!({"content": [{"type": "image", "data": "https://example.com/a.png", "mimeType": "image/png"}]})];
+    for good in [json!({}), json!({"content": []}), json!({"content": [{"type": "text", "text": "x"}], "isError": true}), json!({"structuredContent": 5, "_meta": {}})].into_iter().chain(kept) {
         let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(good.clone())]);
         block_on(h.client.connect()).unwrap();
         let mut expected = good.clone();
