@@ -767,8 +767,11 @@ export class ToolwireError extends Error {
   readonly path?: string;
   /** `LOAD_FAILED`: the error met loading the `.wasm`. */
   readonly cause?: unknown;
-  /** `INVALID_INPUT` from `parseToolCalls`: the provider in whose shape the response holds its tool calls. */
-  readonly looksLike?: "OpenAI" | "OpenAI Responses" | "Anthropic" | "Gemini" | "Bedrock";
+  /**
+   * `INVALID_INPUT` from `parseToolCalls` and `ToolCallAccumulator.push`: the provider in whose shape the response or
+   * the event holds its tool calls (`"Ollama"`: Ollama's own `message.tool_calls`, pushed to another accumulator).
+   */
+  readonly looksLike?: "OpenAI" | "OpenAI Responses" | "Anthropic" | "Gemini" | "Bedrock" | "Ollama";
   /** `HTTP_STATUS`, `UNAUTHORIZED`, `UNSUPPORTED_PROTOCOL_VERSION`, and `JSONRPC_ERROR` from a 2026-07-28 server's
    * 4xx answer: the HTTP status. */
   readonly status?: number;
@@ -1861,18 +1864,18 @@ export interface ToolResultOptions {
    * Mistral's API, and vLLM or NIM serving a Mistral model, refuse a `user` message right after a `tool` message
    * ("Unexpected role 'user' after role 'tool'"): leave it off for them (the images are then described in the text).
    */
-  imageMessage?: boolean | undefined;
+  imageMessage?: boolean | null | undefined;
   /**
    * OpenAI Responses and Gemini: send images and documents inside the result (`input_image` and `input_file` items,
    * Gemini 3 `parts`); Ollama: images in the tool message's `images`. Without it they are described in the text.
    */
-  multimodal?: boolean | undefined;
+  multimodal?: boolean | null | undefined;
   /**
    * Bedrock: send `toolResult.status` (default `true`). Only Amazon Nova and Anthropic Claude 3 and 4 models take it;
    * others fail with "This model doesn't support the status field". With `false` it is left out and an error's text
    * starts with `"Error: "` instead (within `maxChars`).
    */
-  bedrockStatus?: boolean | undefined;
+  bedrockStatus?: boolean | null | undefined;
   /**
    * The most image and document bytes (decoded) sent in one result, or in one call of {@link toolResultMessages} for
    * all its results (one request). Past it they are described instead, e.g. `[Image: image/png, 3.8 MB (not sent:

@@ -532,27 +532,34 @@ fn foreign(items: &[Value], format: CallFormat, in_array: bool) -> Option<Error>
     )
 }
 
-/// The format, of another family than `format`'s (OpenAI Chat and Ollama share one), whose
-/// stream has `event` as a piece of a tool call: a Chat chunk's `delta.tool_calls`, a Responses
-/// function call's item or arguments delta, an Anthropic `tool_use` block's start, a Gemini
-/// chunk's `functionCall` part, a Bedrock `toolUse` block's start.
+/// The format, other than `format`, whose stream or response has `event` as a tool call or a
+/// piece of one: a Chat chunk's `delta.tool_calls` or a completion's `message.tool_calls`, an
+/// Ollama chunk's or response's own `message.tool_calls`, a Responses function call's item, its
+/// arguments' delta, or a response's `output` holding one, an Anthropic `tool_use` block's start
+/// or a Message holding one, a Gemini `functionCall` part, a Bedrock `toolUse` block's start or a
+/// Converse response holding one. Ollama's accumulator reads Chat's chunks (its `/v1`'s) too.
 fn foreign_event(event: &Value, format: CallFormat) -> Option<CallFormat> {
     use CallFormat::*;
-    let family = |f: CallFormat| if f == Ollama { OpenAi } else { f };
     let ty = event.get("type").and_then(Value::as_str);
     let any = |v: Option<&Value>, f: &dyn Fn(&Value) -> bool| v.and_then(Value::as_array).is_some_and(|a| a.iter().any(f));
+    let some = |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(|a| !a.is_empty());
     let holds = |f: CallFormat| match f {
-        OpenAi => any(event.get("choices"), &|c| c.pointer("/delta/tool_calls").and_then(Value::as_array).is_some_and(|t| !t.is_empty())),
+        OpenAi => any(event.get("choices"), &|c| some(c.pointer("/delta/tool_calls")) || some(c.pointer("/message/tool_calls"))),
+        Ollama => event.get("choices").is_none() && some(event.pointer("/message/tool_calls")),
         OpenAiResponses => {
             ty == Some("response.function_call_arguments.delta")
                 || (matches!(ty, Some("response.output_item.added" | "response.output_item.done")) && event.pointer("/item/type").and_then(Value::as_str) == Some("function_call"))
+                || any(event.get("output"), &|i| i.get("type").and_then(Value::as_str) == Some("function_call"))
         }
-        Anthropic => ty == Some("content_block_start") && event.pointer("/content_block/type").and_then(Value::as_str) == Some("tool_use"),
+        Anthropic => {
+            (ty == Some("content_block_start") && event.pointer("/content_block/type").and_then(Value::as_str) == Some("tool_use"))
+                || (ty == Some("message") && any(event.get("content"), &|b| b.get("type").and_then(Value::as_str) == Some("tool_use")))
+        }
         Gemini => any(event.get("candidates"), &|c| any(c.pointer("/content/parts"), &|p| p.get("functionCall").is_some())),
-        Bedrock => event.pointer("/contentBlockStart/start/toolUse").is_some(),
-        Ollama => false,
+        Bedrock => event.pointer("/contentBlockStart/start/toolUse").is_some() || any(event.pointer("/output/message/content"), &|b| b.get("toolUse").is_some()),
     };
-    [OpenAi, OpenAiResponses, Anthropic, Gemini, Bedrock].into_iter().filter(|&f| family(f) != family(format)).find(|&f| holds(f))
+    let own = |f: CallFormat| f == format || (format == Ollama && f == OpenAi);
+    [OpenAi, Ollama, OpenAiResponses, Anthropic, Gemini, Bedrock].into_iter().filter(|&f| !own(f)).find(|&f| holds(f))
 }
 
 /// The format, other than `format` (and the one sharing its shapes: OpenAI Chat and Ollama),
@@ -2696,6 +2703,19 @@ impl Accumulator {
                 format!("a stream event must be an object, got {}", crate::model::json_type(event)),
             ));
         }
+        // A tool call, or a piece of one, as another provider gives it: no event of this one's,
+        // which would be passed over, and the call lost without a word.
+        if let Some(other) = foreign_event(event, self.format) {
+            let hint = match (self.format, other) {
+                (CallFormat::Bedrock, CallFormat::Anthropic) => " (Bedrock's InvokeModelWithResponseStream streams Claude's events as Anthropic's: read them with \"anthropic\"; \"bedrock\" reads ConverseStream's)",
+                _ => "",
+            };
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("the event holds a tool call as {} gives it, and no {} stream has it: push it to an accumulator for the provider it came from{hint}", other.label(), self.format.label()),
+            )
+            .with_detail("looksLike", other.label()));
+        }
         // A response not streamed holds its calls whole, as no event does: read as an event, it
         // would give none without a word.
         if let Some(what) = event.as_object().and_then(|o| whole_response(o, self.format)) {
@@ -2713,19 +2733,6 @@ impl Accumulator {
         }
         if let Some(e) = event.as_object().and_then(|o| interactions_error(o, self.format, "the event", "a Gemini or Vertex accumulator")) {
             return Err(e);
-        }
-        // A piece of a tool call as another provider streams it: no event of this one's, which
-        // would be passed over, and the call lost without a word.
-        if let Some(other) = foreign_event(event, self.format) {
-            let hint = match (self.format, other) {
-                (CallFormat::Bedrock, CallFormat::Anthropic) => " (Bedrock's InvokeModelWithResponseStream streams Claude's events as Anthropic's: read them with \"anthropic\"; \"bedrock\" reads ConverseStream's)",
-                _ => "",
-            };
-            return Err(Error::new(
-                ErrorCode::InvalidInput,
-                format!("the event holds a tool call as {} streams it, and no {} stream has it: push it to an accumulator for the provider it came from{hint}", other.label(), self.format.label()),
-            )
-            .with_detail("looksLike", other.label()));
         }
         shape::check_event(event, self.format)?;
         self.thrown = None;
@@ -5978,13 +5985,19 @@ mod tests {
             (CallFormat::Anthropic, json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"t","input":{}}})),
             (CallFormat::Gemini, json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":{"name":"t","args":{}}}]}}]})),
             (CallFormat::Bedrock, json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"u","name":"t"}}}})),
+            // Ollama's own chunk, and responses not streamed holding calls.
+            (CallFormat::Ollama, json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"t","arguments":{}}}]},"done":false})),
+            (CallFormat::OpenAi, json!({"object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"t","arguments":"{}"}}]}}]})),
+            (CallFormat::Anthropic, json!({"type":"message","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"t","input":{}}],"stop_reason":"tool_use"})),
+            (CallFormat::OpenAiResponses, json!({"object":"response","status":"completed","output":[{"type":"function_call","call_id":"c","name":"t","arguments":"{}"}]})),
+            (CallFormat::Bedrock, json!({"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"u","name":"t","input":{}}}]}},"stopReason":"tool_use"})),
         ];
-        let family = |f: CallFormat| if f == CallFormat::Ollama { CallFormat::OpenAi } else { f };
+        // Ollama's accumulator reads Chat's chunks (its `/v1`'s).
+        let own = |from: CallFormat, format: CallFormat| from == format || (format == CallFormat::Ollama && from == CallFormat::OpenAi);
         for format in [CallFormat::OpenAi, CallFormat::Ollama, CallFormat::OpenAiResponses, CallFormat::Anthropic, CallFormat::Gemini, CallFormat::Bedrock] {
             for (from, event) in &pieces {
                 let mut acc = Accumulator::new(format);
-                if family(*from) == family(format) {
-                    assert!(acc.push(event, None).is_ok(), "{format:?}: {event}");
+                if own(*from, format) {
                     continue;
                 }
                 let e = acc.push(event, None).unwrap_err();

@@ -2286,7 +2286,10 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                         }
                         Some(Value::String(_)) => content[0] = alone(content.len() > 1),
                         _ if media_alone => {
-                            let sentence = with_prefix(fitting(&MEDIA_ERRORS, max.saturating_sub(ERROR_PREFIX.len())).owned(), max);
+                            // The longest that fits: the sentence after the prefix, or a short form
+                            // (its own `Error`) alone.
+                            let fits = |l: &&&str| l.len() + if l.starts_with("Error") { 0 } else { ERROR_PREFIX.len() } <= max;
+                            let sentence = with_prefix(MEDIA_ERRORS.iter().find(fits).copied().unwrap_or_default().owned(), max);
                             content.insert(0, if sentence.is_empty() { alone(true) } else { object([("text", Value::String(sentence))]) });
                         }
                         _ => content.insert(0, alone(!content.is_empty())),
@@ -3492,7 +3495,8 @@ mod tests {
         let m = message(&shot, ResultFormat::Bedrock, no_status);
         assert_eq!(m["toolResult"]["content"][0], json!({"text":format!("Error: {MEDIA_ERROR}")}));
         assert_eq!(m["toolResult"]["content"][1]["image"]["format"], "png");
-        assert_eq!(message(&shot, ResultFormat::Bedrock, ResultOptions { max_chars: 30, ..no_status })["toolResult"]["content"][0], json!({"text":"Error; see media."}));
+        assert_eq!(message(&shot, ResultFormat::Bedrock, ResultOptions { max_chars: 30, ..no_status })["toolResult"]["content"][0], json!({"text":"Error; see the attached media."}));
+        assert_eq!(message(&shot, ResultFormat::Bedrock, ResultOptions { max_chars: 20, ..no_status })["toolResult"]["content"][0], json!({"text":"Error; see media."}));
         let said = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"the screen"}]}));
         assert_eq!(message(&said, ResultFormat::Bedrock, no_status)["toolResult"]["content"][0], json!({"text":"Error:"}));
         // Within the cap, as OpenAI's prefix is.

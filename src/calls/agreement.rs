@@ -86,7 +86,7 @@ fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
         (Some(_), Err(_)) => true,
         (Some(e), Ok(args)) => match format {
             // Arguments that were no JSON (cut short) are `{}` in the turn, which a history takes.
-            CallFormat::Anthropic | CallFormat::Bedrock | CallFormat::OpenAi => args == json!({}),
+            CallFormat::Anthropic | CallFormat::Bedrock | CallFormat::OpenAi | CallFormat::Ollama => args == json!({}),
             CallFormat::Gemini => e.message.contains("incomplete"),
             // Cut right after it started: the turn has the empty text sent.
             _ => e.message.ends_with("the stream ended before any of them came") && args == json!({}),

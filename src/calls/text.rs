@@ -750,12 +750,20 @@ fn read_block(reply: &str, block: &mut BlockRead, calls: &mut Vec<ToolCall>, map
 /// The call of a block's JSON object `json` (its text, `{` to `}`), or of the Python dict it
 /// writes ([`python_dict_json`]).
 fn object_call(id: String, json: &str, map: Option<&NameMap>) -> ToolCall {
-    let python = std::cell::OnceCell::new();
+    let mut python = None;
     let read = crate::model::read_json_repaired(json).or_else(|e| {
-        let fixed = python.get_or_init(|| python_dict_json(json));
-        fixed.as_deref().and_then(|f| crate::model::read_json(f).ok()).filter(Value::is_object).ok_or(e)
+        let fixed = python_dict_json(json);
+        match fixed.as_deref().and_then(|f| crate::model::read_json(f).ok()).filter(Value::is_object) {
+            Some(read) => {
+                python = fixed;
+                Ok(read)
+            }
+            None => Err(e),
+        }
     });
-    let json = python.get().and_then(Option::as_deref).unwrap_or(json);
+    // The text read: the dict's JSON where it was a dict (a failed one is said as it was written,
+    // with the JSON reader's error of it).
+    let json = python.as_deref().unwrap_or(json);
     match read {
         Ok(Value::Object(mut o)) => {
             // A call in Chat's own shape (`{"type": "function", "function": {"name", "arguments"}}`,
@@ -816,7 +824,8 @@ fn python_dict_json(text: &str) -> Option<String> {
                     match chars.next()?.1 {
                         '\\' => match chars.next()?.1 {
                             '\'' => out.push('\''),
-                            e @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u') => {
+                            // Python's escapes that JSON has alike (`\/` is no escape of Python's).
+                            e @ ('"' | '\\' | 'b' | 'f' | 'n' | 'r' | 't' | 'u') => {
                                 out.push('\\');
                                 out.push(e);
                             }
@@ -1211,16 +1220,17 @@ enum Scanned<T> {
 /// Reads JSON text from the start of `s` byte by byte, its strings (escapes and all) passed over
 /// and its brackets counted, up to the bracket closing the first one opened: `at(i, b, depth)`
 /// is asked of each other byte outside a string (a string's opening quote among them), `depth`
-/// the brackets open around it, and a `Some` it gives ends the read. Not a parser: what is no
-/// JSON is read on as far as these rules go.
+/// the brackets open around it, and a `Some` it gives ends the read. A string in single quotes
+/// (a Python dict's, [`python_dict_json`]) is passed over as one in double quotes is: no JSON has
+/// a `'` outside its strings. Not a parser: what is no JSON is read on as far as these rules go.
 fn scan_json<T>(s: &str, mut at: impl FnMut(usize, u8, usize) -> Option<T>) -> Scanned<T> {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let (mut depth, mut in_string, mut escaped) = (0usize, None, false);
     for (i, b) in s.bytes().enumerate() {
-        if in_string {
+        if let Some(quote) = in_string {
             match b {
                 _ if escaped => escaped = false,
                 b'\\' => escaped = true,
-                b'"' => in_string = false,
+                _ if b == quote => in_string = None,
                 _ => {}
             }
             continue;
@@ -1241,7 +1251,7 @@ fn scan_json<T>(s: &str, mut at: impl FnMut(usize, u8, usize) -> Option<T>) -> S
                     visited(i + 1);
                     return Scanned::Found(found);
                 }
-                in_string = b == b'"';
+                in_string = matches!(b, b'"' | b'\'').then_some(b);
             }
         }
     }
@@ -1471,6 +1481,13 @@ mod tests {
         calls.extend(acc.push("ments': {}}</tool_call> ok", Some(&map())).unwrap().calls);
         calls.extend(acc.finish(Some(&map())).calls);
         assert_eq!(calls.iter().map(|c| (c.tool.as_str(), c.error.is_none())).collect::<Vec<_>>(), [("echo", true)]);
+        // Quotes and braces in single-quoted strings; a double-quoted string beside them.
+        let r = read("<tool_call>{'name': 'mcp__docs__search', 'arguments': {'q': 'it is 5\" wide', 'b': 'a}b{', 'c': 'x\\'}y', \"d\": \"it's\"}}</tool_call>");
+        assert_eq!(ok(&r.calls[0]).2, &json!({"q": "it is 5\" wide", "b": "a}b{", "c": "x'}y", "d": "it's"}));
+        // A failed dict is said as written, with the JSON reader's error of that text.
+        let e = read("<tool_call>{'name': 'mcp__docs__search', 'arguments': {'q': x}}</tool_call>").calls[0].error.clone().unwrap();
+        assert!(e.message.contains("{'name': 'mcp__docs__search', 'arguments': {'q': x}}"), "{}", e.message);
+        assert_eq!(python_dict_json(r"{'a': 'x\/y'}"), None, "no escape of Python's");
         for broken in ["{'name': 'mcp__docs__search', 'arguments': {'q': '\\x41'}}", "{'name': 'mcp__docs__search', 'arguments': {'q': x}}", "{'name': 'mcp__docs__search', 'arguments': {'q': 'a\nb'}}", "{'name': 'mcp__docs__search', 'arguments': {'q': Truest}}"] {
             let r = read(&format!("<tool_call>{broken}</tool_call>"));
             assert_eq!(r.calls[0].error.as_ref().map(|e| e.code), Some("INVALID_JSON"), "{broken}");

@@ -1168,9 +1168,16 @@ impl Turn {
                     // Chat takes a call's arguments back as JSON text only: arguments a server sent
                     // as an object (some OpenAI-compatible ones do) are written as that text, which
                     // every such server takes too. Ollama's own endpoint wants the object.
-                    if chat_names {
-                        for call in &mut calls {
-                            chat_arguments(call);
+                    for call in &mut calls {
+                        match chat_names {
+                            true => chat_arguments(call),
+                            // Ollama's `/v1` streams Chat's chunks (arguments as text) and reads a
+                            // history's text as JSON too; its own endpoint's objects stay.
+                            false => {
+                                if let Some(args) = call.pointer_mut("/function/arguments").filter(|a| a.as_str().is_some_and(|t| super::read_repaired(t).is_err())) {
+                                    *args = string("{}");
+                                }
+                            }
                         }
                     }
                     m.insert("tool_calls".into(), Value::Array(calls));
@@ -1382,6 +1389,11 @@ mod tests {
             let (calls, turn) = run(CallFormat::OpenAi, &[call(function.clone()), chunk(json!({}), Some(finish))], None);
             assert_eq!(turn["tool_calls"][0]["function"]["arguments"], want, "{function}");
             assert_eq!(calls[0].error.is_some(), error, "{function}: {:?}", calls[0].error);
+            // Ollama's `/v1` streams the same chunks: text that is no JSON is `{}` there too.
+            if function.get("arguments").is_some_and(Value::is_string) {
+                let (_, turn) = run(CallFormat::Ollama, &[call(function.clone()), chunk(json!({}), Some(finish))], None);
+                assert_eq!(turn["tool_calls"][0]["function"]["arguments"], want, "Ollama: {function}");
+            }
         }
     }
 

@@ -694,10 +694,9 @@ fn stream_holder(v: &JsValue, plain: bool) -> Option<String> {
     }
     // Their own fields only, which an SDK's result has: a getter of an event's class is not read
     // (@google/genai's `GenerateContentResponse.data` warns on the console each time it is).
-    let own: Vec<String> = caught::keys(v).map(|k| k.iter().filter_map(|k| k.as_string()).collect()).unwrap_or_default();
     let mut response = JsValue::UNDEFINED;
     for key in ["stream", "body", "data", "response"] {
-        if !own.iter().any(|k| k == key) {
+        if caught::own_descriptor(v, &JsValue::from_str(key)).map_or(true, |d| d.is_undefined()) {
             response = JsValue::UNDEFINED;
             continue;
         }
@@ -710,7 +709,7 @@ fn stream_holder(v: &JsValue, plain: bool) -> Option<String> {
         // The last one read: `response`, which is read once.
         response = field;
     }
-    let alone = || own.len() == 1;
+    let alone = || caught::keys(v).is_ok_and(|k| k.length() == 1);
     (response.is_object() && get(v, "type").is_undefined() && alone())
         .then(|| "stream event is an SDK's result holding the response in its response (@google/generative-ai's generateContent()): push result.response".owned())
 }
