@@ -222,7 +222,10 @@ const MAX_SIZE: f64 = 9_007_199_254_740_992.0;
 /// tokens at most.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn same_json_text(text: &str, json: &str) -> bool {
-    let (text, json) = (text.trim().as_bytes(), json.as_bytes());
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let text = text.as_bytes();
+    let (start, end) = (text.iter().position(|b| !blank(b)).unwrap_or(text.len()), text.iter().rposition(|b| !blank(b)).map_or(0, |i| i + 1));
+    let (text, json) = (&text[start..end.max(start)], json.as_bytes());
     if text.len() < json.len() {
         return false;
     }
@@ -441,7 +444,7 @@ mod tests {
         for same in [json, " {\"a\": [1, {\"b\": \"x y\\\" z\"}],\n  \"c\": null}\n"] {
             assert!(same_json_text(same, json), "{same}");
         }
-        for other in [r#"{"a":[1,{"b":"x  y\" z"}],"c":null}"#, r#"{"a":[1,{"b":"x y\" z"}],"c":null}x"#, r#"{"a":[1,{"b":"x y\" z"}]"#, ""] {
+        for other in [r#"{"a":[1,{"b":"x  y\" z"}],"c":null}"#, "\u{a0}{\"a\":[1,{\"b\":\"x y\\\" z\"}],\"c\":null}", r#"{"a":[1,{"b":"x y\" z"}],"c":null}x"#, r#"{"a":[1,{"b":"x y\" z"}]"#, ""] {
             assert!(!same_json_text(other, json), "{other}");
         }
     }
