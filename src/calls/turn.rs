@@ -1174,7 +1174,7 @@ impl Turn {
                             // Ollama's `/v1` streams Chat's chunks (arguments as text) and reads a
                             // history's text as JSON too; its own endpoint's objects stay.
                             false => {
-                                if let Some(args) = call.pointer_mut("/function/arguments").filter(|a| a.as_str().is_some_and(|t| super::read_repaired(t).is_err())) {
+                                if let Some(args) = call.pointer_mut("/function/arguments").filter(|a| a.as_str().is_some_and(|t| !super::read_repaired(t).is_ok_and(|v| v.is_object()))) {
                                     *args = string("{}");
                                 }
                             }
@@ -1310,17 +1310,18 @@ fn signed(block: &Value) -> bool {
     block.get("signature").and_then(Value::as_str).is_some_and(|s| !s.is_empty())
 }
 
-/// A Chat call's arguments as a history takes them back: JSON text ([`as_json_text`]), and where
-/// the model's text is none (a call of no arguments streamed without any, or `null`), blank, or
-/// no JSON (cut short by the token limit), `{}`: OpenAI-compatible servers read every call's
-/// arguments in a history as JSON and refuse the request otherwise (vLLM, gateways), in this turn
-/// and every later one. Such a call was read as no arguments, or refused (`INVALID_ARGUMENTS`,
-/// answered by its error result), never made with what the text held.
+/// A Chat call's arguments as a history takes them back: JSON text ([`as_json_text`]) of an
+/// object, and where the model's text is none (a call of no arguments streamed without any), no
+/// JSON (blank, cut short by the token limit) or JSON of no object (`null`, `[1]`), `{}`:
+/// OpenAI-compatible servers read every call's arguments in a history as JSON and refuse the
+/// request otherwise (vLLM, gateways), and chat templates read them as a map of arguments, in
+/// this turn and every later one. Such a call was read as no arguments, or refused
+/// (`INVALID_ARGUMENTS`, answered by its error result), never made with what the text held.
 fn chat_arguments(call: &mut Value) {
     let Some(f) = call.get_mut("function").and_then(Value::as_object_mut) else { return };
     let args = f.entry("arguments").or_insert(Value::Null);
     as_json_text(Some(&mut *args));
-    if args.as_str().is_none_or(|t| super::read_repaired(t).is_err()) {
+    if !args.as_str().is_some_and(|t| super::read_repaired(t).is_ok_and(|v| v.is_object())) {
         *args = string("{}");
     }
 }
@@ -1384,7 +1385,9 @@ mod tests {
             (json!({"name":"ping","arguments":" \n"}), "tool_calls", "{}", false),
             (json!({"name":"ping","arguments":"{\"q\":\"ab"}), "length", "{}", true),
             (json!({"name":"ping","arguments":"{\"q\": \"ab\"}"}), "tool_calls", "{\"q\": \"ab\"}", false),
-            (json!({"name":"ping","arguments":"[1]"}), "tool_calls", "[1]", true),
+            (json!({"name":"ping","arguments":"[1]"}), "tool_calls", "{}", true),
+            (json!({"name":"ping","arguments":"null"}), "tool_calls", "{}", false),
+            (json!({"name":"ping","arguments":"\"{}\""}), "tool_calls", "{}", true),
         ] {
             let (calls, turn) = run(CallFormat::OpenAi, &[call(function.clone()), chunk(json!({}), Some(finish))], None);
             assert_eq!(turn["tool_calls"][0]["function"]["arguments"], want, "{function}");
