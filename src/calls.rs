@@ -308,6 +308,8 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
         _ => None,
     };
     let typed = |e: &Value| field(e, "type").or_else(|| field(e, "status"));
+    // A Bedrock exception's event key (`throttlingException`).
+    let mut exception = None;
     // The error as sent, and its kind when it has one besides its `code`.
     let (body, kind) = match o.get("type").and_then(Value::as_str) {
         Some("error") => match o.get("error").filter(|e| e.is_object()) {
@@ -334,6 +336,7 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
             }
             None => {
                 let (k, e) = o.iter().find(|(k, e)| k.ends_with("Exception") && e.is_object())?;
+                exception = Some(k);
                 (e, Some(k.clone()))
             }
         },
@@ -356,7 +359,7 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
     let mut sent = body.clone();
     // A Bedrock exception's kind is its event's key (`throttlingException`): kept as the `type`
     // Anthropic's errors have, for a caller to tell what to retry without reading the message.
-    if let (Some((k, _)), Value::Object(e)) = (o.iter().find(|(k, e)| k.ends_with("Exception") && e.is_object() && o.len() == 1), &mut sent) {
+    if let (Some(k), Value::Object(e)) = (exception, &mut sent) {
         if !e.contains_key("type") {
             let mut typed = Map::new();
             typed.insert("type".into(), Value::String(k.clone()));

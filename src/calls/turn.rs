@@ -1169,16 +1169,7 @@ impl Turn {
                     // as an object (some OpenAI-compatible ones do) are written as that text, which
                     // every such server takes too. Ollama's own endpoint wants the object.
                     for call in &mut calls {
-                        match chat_names {
-                            true => chat_arguments(call),
-                            // Ollama's `/v1` streams Chat's chunks (arguments as text) and reads a
-                            // history's text as JSON too; its own endpoint's objects stay.
-                            false => {
-                                if let Some(args) = call.pointer_mut("/function/arguments").filter(|a| a.as_str().is_some_and(|t| !super::read_repaired(t).is_ok_and(|v| v.is_object()))) {
-                                    *args = string("{}");
-                                }
-                            }
-                        }
+                        history_arguments(call, chat_names);
                     }
                     m.insert("tool_calls".into(), Value::Array(calls));
                 }
@@ -1317,8 +1308,13 @@ fn signed(block: &Value) -> bool {
 /// request otherwise (vLLM, gateways), and chat templates read them as a map of arguments, in
 /// this turn and every later one. Such a call was read as no arguments, or refused
 /// (`INVALID_ARGUMENTS`, answered by its error result), never made with what the text held.
-fn chat_arguments(call: &mut Value) {
+/// Not `chat`: an Ollama call, whose text (its `/v1`'s Chat chunks) is held to the same, and
+/// whose object (its own endpoint's) or absence stays.
+fn history_arguments(call: &mut Value, chat: bool) {
     let Some(f) = call.get_mut("function").and_then(Value::as_object_mut) else { return };
+    if !chat && !f.get("arguments").is_some_and(Value::is_string) {
+        return;
+    }
     let args = f.entry("arguments").or_insert(Value::Null);
     as_json_text(Some(&mut *args));
     if !args.as_str().is_some_and(|t| super::read_repaired(t).is_ok_and(|v| v.is_object())) {

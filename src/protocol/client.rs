@@ -5612,33 +5612,13 @@ fn output_violations(schema: Option<&Value>, result: &Value) -> Vec<crate::schem
 fn call_result_problem(result: &Value) -> Option<String> {
     match result {
         Value::Object(o) => match o.get("content") {
-            Some(Value::Array(blocks)) => blocks.iter().enumerate().find_map(|(i, b)| call_block_problem(b).map(|why| format!("content[{i}] {why}"))),
+            Some(Value::Array(blocks)) => blocks.iter().enumerate().find_map(|(i, b)| content_block_problem(b, true).map(|why| format!("content[{i}] {why}"))),
             Some(c) => Some(format!("its content is not an array of content blocks ({})", shown(c))),
             None => None,
         },
         Value::Null => Some("it is not an object (null)".owned()),
         other => Some(format!("it is not an object ({})", shown(other))),
     }
-}
-
-/// What keeps a block of a `tools/call` result's content from being a content block
-/// ([`call_result_problem`]).
-fn call_block_problem(block: &Value) -> Option<String> {
-    let Value::Object(b) = block else { return Some(format!("is not an object ({})", shown(block))) };
-    let string = |k: &str| b.get(k).is_some_and(Value::is_string);
-    let needs = match b.get("type").and_then(Value::as_str) {
-        None => return Some(format!("has no string `type` ({})", shown(block))),
-        Some("text") => (!string("text")).then_some("a string `text`"),
-        Some("image" | "audio") => (!string("data") || !string("mimeType")).then_some("a string `data` and `mimeType`"),
-        Some("resource_link") => (!string("uri") || !string("name")).then_some("a string `uri` and `name`"),
-        Some("resource") => match b.get("resource") {
-            Some(Value::Object(r)) => (!r.get("uri").is_some_and(Value::is_string) || !(r.get("text").is_some_and(Value::is_string) || r.get("blob").is_some_and(Value::is_string)))
-                .then_some("a `resource` with a string `uri` and a string `text` or `blob`"),
-            _ => Some("a `resource` object"),
-        },
-        Some(_) => None,
-    };
-    needs.map(|needs| format!("is a {} block without {needs} ({})", b["type"].as_str().unwrap_or_default(), shown(block)))
 }
 
 /// What keeps the request handler's answer to a server's `elicitation/create` or
@@ -5781,7 +5761,7 @@ fn request_result_problem(method: &str, result: &Value) -> Option<(&'static str,
                 }),
                 Some(other) => Some(format!("has `arguments` that are not an array ({})", shown(other))),
             }),
-            "prompts/get" => content_block_problem(&e["content"]),
+            "prompts/get" => content_block_problem(&e["content"], false),
             _ => None,
         }
     };
@@ -5881,17 +5861,20 @@ fn is_base64(data: &str) -> bool {
 /// `audio` with base64 `data` and a string `mimeType`; `resource_link` with a string `uri` and
 /// `name` (its `title`, `description`, `mimeType` strings, its `size` a number); `resource` with
 /// a `resource` of text or blob contents ([`resource_contents_problem`]). Another `type` is none.
-fn content_block_problem(block: &Value) -> Option<String> {
-    let b = block.as_object()?;
+/// `of_call`: a block of a `tools/call` result ([`call_result_problem`]), which must be an object
+/// with a string `type`, and is held only to the string fields its type requires: a type MCP does
+/// not define yet is kept, as are image data that is no base64 (a URL) and optional fields.
+fn content_block_problem(block: &Value, of_call: bool) -> Option<String> {
+    let Value::Object(b) = block else { return of_call.then(|| format!("is not an object ({})", shown(block))) };
     let string = |k: &str| b.get(k).is_some_and(Value::is_string);
     let needs = match b.get("type").and_then(Value::as_str) {
         Some("text") => (!string("text")).then_some("a string `text`"),
         Some("image" | "audio") if !string("data") || !string("mimeType") => Some("a string `data` and `mimeType`"),
-        Some(kind @ ("image" | "audio")) => {
+        Some(kind @ ("image" | "audio")) if !of_call => {
             return (!is_base64(b["data"].as_str().unwrap_or_default())).then(|| format!("has an {kind} content block whose `data` is not base64 ({})", shown(&b["data"])));
         }
         Some("resource_link") if !string("uri") || !string("name") => Some("a string `uri` and `name`"),
-        Some("resource_link") => {
+        Some("resource_link") if !of_call => {
             return fields_problem(b, &[("title", Kind::String), ("description", Kind::String), ("mimeType", Kind::String), ("size", Kind::Number)])
                 .map(|why| format!("has a resource_link content block that {why}"));
         }
@@ -5901,10 +5884,14 @@ fn content_block_problem(block: &Value) -> Option<String> {
                 Some(Value::Object(r)) if !r.get("text").is_some_and(Value::is_string) && !r.get("blob").is_some_and(Value::is_string) => {
                     Some("has a resource content block whose `resource` has neither a string `text` nor a string `blob`".owned())
                 }
+                Some(Value::Object(_)) if of_call => None,
                 Some(Value::Object(r)) => resource_contents_problem(r).map(|why| format!("has a resource content block whose `resource` {why}")),
                 _ => Some("has a resource content block without a `resource` object".owned()),
             };
         }
+        Some("image" | "audio" | "resource_link") => None,
+        Some(_) if of_call => None,
+        None if of_call => Some("a string `type`"),
         _ => return Some(format!("has a content {} that is no text, image, audio, resource_link or resource block", shown(block))),
     };
     needs.map(|needs| format!("has a content block {} without {needs}", shown(block)))

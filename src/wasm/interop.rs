@@ -343,9 +343,9 @@ fn changed_by_json(v: &JsValue, numbers: bool) -> Option<(String, String, &'stat
                     }
                     false => (Step::Index(i), item),
                 };
-                match steps.last_mut() {
-                    Some(last) => *last = step,
-                    None => steps.push(step),
+                // The level's step, put there when it was opened.
+                if let Some(last) = steps.last_mut() {
+                    *last = step;
                 }
                 x
             }
